@@ -1,0 +1,275 @@
+"""Counted global memory (HBM) and the two execution modes.
+
+Counting convention (``shared/REFERENCE.md`` §1): a *read* is one element moved from global memory
+to on-chip memory by a tile load, a *write* one element moved back by a tile store; bytes are
+elements x the array's dtype size.  Only :meth:`GlobalMemory.load` and :meth:`GlobalMemory.store`
+move data, so nothing reaches an executor's registers uncounted.  ``flops`` counts matrix-multiply
+FLOPs (``2 m n k`` per ``(m x k) @ (k x n)``) through :meth:`GlobalMemory.matmul`; elementwise work
+(exp, max, scaling) is not counted, as in the FlashAttention papers.
+
+Two modes run the *same* algorithm code:
+
+* ``GlobalMemory(real=True)``: arrays hold NumPy data; loads return copies of tiles; outputs are real.
+* ``GlobalMemory(real=False)``: arrays are shapes only; loads return :class:`Phantom` tiles that
+  propagate shapes through NumPy syntax (ufuncs, ``@``, reductions, ``np.where``) without arithmetic.
+
+All tallies are Python ints (unbounded), never NumPy int64.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+__all__ = ["GlobalMemory", "HBMArray", "Phantom", "Tally", "is_phantom"]
+
+
+# --------------------------------------------------------------------------------------- tallies
+@dataclass
+class Tally:
+    """Exact counts of one run.  ``by_array`` maps array name -> [elements read, elements written]."""
+
+    reads: int = 0
+    writes: int = 0
+    flops: int = 0
+    bytes_read: int = 0
+    bytes_written: int = 0
+    by_array: dict = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return self.reads + self.writes
+
+    @property
+    def bytes(self) -> int:
+        return self.bytes_read + self.bytes_written
+
+    def __add__(self, other: "Tally") -> "Tally":
+        by = {k: list(v) for k, v in self.by_array.items()}
+        for k, (r, w) in other.by_array.items():
+            cur = by.setdefault(k, [0, 0])
+            cur[0] += r
+            cur[1] += w
+        return Tally(self.reads + other.reads, self.writes + other.writes, self.flops + other.flops,
+                     self.bytes_read + other.bytes_read, self.bytes_written + other.bytes_written, by)
+
+
+# --------------------------------------------------------------------------------------- phantoms
+def _shape_of(x):
+    if isinstance(x, Phantom):
+        return x.shape
+    return np.shape(x)
+
+
+class Phantom:
+    """A tile with a shape and no data: every NumPy operation returns a Phantom of the result shape."""
+
+    __slots__ = ("shape",)
+    __array_priority__ = 1000
+
+    def __init__(self, shape):
+        self.shape = tuple(int(s) for s in shape)
+
+    # --- basic attributes
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    @property
+    def T(self):
+        return Phantom(self.shape[::-1])
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __repr__(self):
+        return f"Phantom{self.shape}"
+
+    def __getitem__(self, idx):
+        return Phantom(np.broadcast_to(np.empty((), np.int8), self.shape)[idx].shape)
+
+    def reshape(self, *shape):
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple) else shape
+        return Phantom(np.broadcast_to(np.empty((), np.int8), (self.size,)).reshape(shape).shape)
+
+    def astype(self, *_a, **_k):
+        return self
+
+    def copy(self):
+        return self
+
+    # --- reductions
+    def _reduce(self, axis=None, keepdims=False, **_):
+        if axis is None:
+            return Phantom(tuple(1 for _ in self.shape) if keepdims else ())
+        axes = {a % self.ndim for a in (axis if isinstance(axis, tuple) else (axis,))}
+        if keepdims:
+            return Phantom(tuple(1 if i in axes else s for i, s in enumerate(self.shape)))
+        return Phantom(tuple(s for i, s in enumerate(self.shape) if i not in axes))
+
+    max = min = sum = mean = _reduce
+
+    # --- arithmetic: broadcast shapes
+    def _bin(self, other):
+        return Phantom(np.broadcast_shapes(self.shape, _shape_of(other)))
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _bin
+    __truediv__ = __rtruediv__ = __pow__ = __lt__ = __le__ = __gt__ = __ge__ = _bin
+    __and__ = __or__ = _bin
+
+    def __neg__(self):
+        return self
+
+    def __matmul__(self, other):
+        return Phantom(self.shape[:-1] + _shape_of(other)[1:])
+
+    def __rmatmul__(self, other):
+        return Phantom(_shape_of(other)[:-1] + self.shape[1:])
+
+    # --- NumPy protocols
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method == "__call__":
+            shape = np.broadcast_shapes(*(_shape_of(x) for x in inputs))
+            out = Phantom(shape)
+            return (out,) * ufunc.nout if ufunc.nout > 1 else out
+        if method == "reduce":
+            return Phantom(_shape_of(inputs[0]))._reduce(kwargs.get("axis", 0), kwargs.get("keepdims", False))
+        raise TypeError(f"Phantom does not support {ufunc.__name__}.{method}")
+
+    def __array_function__(self, func, types, args, kwargs):
+        name = func.__name__
+        if name == "where":
+            return Phantom(np.broadcast_shapes(*(_shape_of(a) for a in args)))
+        if name in ("sum", "max", "amax", "min", "amin", "mean"):
+            return Phantom(_shape_of(args[0]))._reduce(kwargs.get("axis", args[1] if len(args) > 1 else None),
+                                                        kwargs.get("keepdims", False))
+        if name in ("zeros_like", "ones_like", "empty_like", "full_like", "copy", "exp", "abs"):
+            return Phantom(_shape_of(args[0]))
+        if name in ("concatenate",):
+            parts = args[0]
+            axis = kwargs.get("axis", 0)
+            shp = list(_shape_of(parts[0]))
+            shp[axis] = sum(_shape_of(p)[axis] for p in parts)
+            return Phantom(shp)
+        raise TypeError(f"Phantom does not support numpy.{name}")
+
+
+def is_phantom(x) -> bool:
+    return isinstance(x, Phantom)
+
+
+# --------------------------------------------------------------------------------------- memory
+class HBMArray:
+    """An array resident in global memory: a name, a shape, a dtype and (in real mode) its data.
+    Executors must not touch ``data`` directly; they go through :meth:`GlobalMemory.load`/``store``."""
+
+    __slots__ = ("name", "shape", "dtype", "data", "itemsize")
+
+    def __init__(self, name, shape, dtype, data):
+        self.name, self.shape, self.dtype, self.data = name, tuple(shape), np.dtype(dtype), data
+        self.itemsize = self.dtype.itemsize
+
+    def __repr__(self):
+        return f"HBMArray({self.name!r}, {self.shape}, {self.dtype})"
+
+
+def _count(shape, idx) -> tuple:
+    """Shape of ``array[idx]`` for slices/ints, computed from the index alone (no data)."""
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    out = []
+    for dim, ix in enumerate(idx):
+        if isinstance(ix, slice):
+            out.append(len(range(*ix.indices(shape[dim]))))
+        elif isinstance(ix, (int, np.integer)):
+            if not -shape[dim] <= ix < shape[dim]:
+                raise IndexError(f"index {ix} out of range for axis {dim} of size {shape[dim]}")
+        else:
+            raise TypeError("tile indices are slices or ints")
+    out.extend(shape[len(idx):])
+    return tuple(out)
+
+
+class GlobalMemory:
+    """The counted global memory of one run.  ``real=False`` runs shape-only (counts, no data)."""
+
+    def __init__(self, real: bool = True):
+        self.real = bool(real)
+        self.tally = Tally()
+        self.arrays: dict[str, HBMArray] = {}
+
+    # ---- allocation (not counted: it is where data already lives before the kernel runs)
+    def put(self, name: str, data) -> HBMArray:
+        """Place an input array in global memory (a Phantom or shape tuple in count-only mode)."""
+        if self.real:
+            arr = np.asarray(data)
+            a = HBMArray(name, arr.shape, arr.dtype, arr)
+        else:
+            shape = data if isinstance(data, tuple) else _shape_of(data)
+            dtype = getattr(data, "dtype", np.float64) if not isinstance(data, (tuple, Phantom)) else np.float64
+            a = HBMArray(name, shape, dtype, None)
+        self.arrays[name] = a
+        self.tally.by_array.setdefault(name, [0, 0])
+        return a
+
+    def empty(self, name: str, shape, dtype=np.float64) -> HBMArray:
+        """Allocate an uninitialised output array (allocation moves no data)."""
+        a = HBMArray(name, shape, dtype, np.empty(shape, dtype) if self.real else None)
+        self.arrays[name] = a
+        self.tally.by_array.setdefault(name, [0, 0])
+        return a
+
+    # ---- the only two ways data moves
+    def load(self, a: HBMArray, idx=slice(None)):
+        shape = _count(a.shape, idx)
+        n = 1
+        for s in shape:
+            n *= s
+        t = self.tally
+        t.reads += n
+        t.bytes_read += n * a.itemsize
+        t.by_array[a.name][0] += n
+        if self.real:
+            return a.data[idx].copy()
+        return Phantom(shape)
+
+    def store(self, a: HBMArray, idx, tile) -> None:
+        shape = _count(a.shape, idx)
+        tshape = _shape_of(tile)
+        if tshape != shape and np.broadcast_shapes(tshape, shape) != shape:
+            raise ValueError(f"store into {a.name}{list(shape)} of a tile of shape {tshape}")
+        n = 1
+        for s in shape:
+            n *= s
+        t = self.tally
+        t.writes += n
+        t.bytes_written += n * a.itemsize
+        t.by_array[a.name][1] += n
+        if self.real:
+            a.data[idx] = tile
+
+    def result(self, a: HBMArray):
+        """Read back an output after the run (the host's copy; not counted). ``None`` in count-only mode."""
+        return a.data if self.real else None
+
+    # ---- compute
+    def matmul(self, x, y):
+        """``x @ y`` counting ``2 m n k`` FLOPs."""
+        xs, ys = _shape_of(x), _shape_of(y)
+        if xs[-1] != ys[0]:
+            raise ValueError(f"matmul shapes {xs} @ {ys}")
+        m = xs[0] if len(xs) > 1 else 1
+        n = ys[1] if len(ys) > 1 else 1
+        self.tally.flops += 2 * m * n * xs[-1]
+        if self.real:
+            return x @ y
+        return Phantom(xs[:-1] + ys[1:])

@@ -1,0 +1,118 @@
+"""Hardware table: the GPUs the models price, as data.
+
+Every figure is an exact integer in SI base units (Hz, FLOP/s, bytes, bytes/s) so that roofline
+times stay exact rationals.  Each record keeps a ``sources`` mapping from field name to where the
+number comes from (``shared/REFERENCE.md`` §3 collects them: NVIDIA's Ampere and Hopper tuning
+guides and product pages, the FlashAttention-3 paper, NVIDIA's Blackwell Ultra table).  Where two
+sources disagree (H100 ``exp`` throughput) both values are kept and named; a figure says which one
+it uses.
+
+``None`` marks a figure no source we cite gives (e.g. the B200 clock).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping, Optional
+
+__all__ = ["GPU", "HARDWARE", "A100", "H100", "H200", "B200", "get_hardware", "KB", "KiB", "MB", "TB"]
+
+KB, MB, GB, TB = 10**3, 10**6, 10**9, 10**12
+KiB = 1024
+
+_AMPERE = "NVIDIA Ampere tuning guide / A100 product page (REFERENCE.md §3)"
+_HOPPER = "NVIDIA Hopper tuning guide / H100 SXM5 product page (REFERENCE.md §3)"
+_H200 = "NVIDIA H200 product page (REFERENCE.md §3); SM resources as H100"
+_B200 = "third-party and NVIDIA Blackwell figures, approximate (REFERENCE.md §3)"
+_FA3 = "FlashAttention-3, Shah et al. 2024, arXiv 2407.08608, §1 (16 ops/SM/clk x 132 SMs x 1.83 GHz)"
+_BWU = "NVIDIA Blackwell Ultra blog table (REFERENCE.md §3)"
+
+
+@dataclass(frozen=True)
+class GPU:
+    """One accelerator.  Throughputs are dense (no sparsity); memory sizes in bytes."""
+
+    name: str
+    sms: Optional[int]
+    clock_hz: Optional[int]
+    bf16_flops: int                      # dense BF16/FP16 tensor-core FLOP/s
+    fp8_flops: Optional[int]
+    hbm_bytes_per_s: int
+    smem_per_sm: Optional[int]           # shared memory configurable per SM
+    smem_per_block: Optional[int]        # largest opt-in shared memory per thread block
+    l1_smem_per_sm: Optional[int]
+    l2_bytes: Optional[int]
+    regs_per_sm: Optional[int] = 65536   # 32-bit registers
+    max_regs_per_thread: Optional[int] = 255
+    max_warps_per_sm: Optional[int] = 64
+    max_blocks_per_sm: Optional[int] = 32
+    tensor_subpartitions: Optional[int] = 4
+    exp_per_s: Optional[int] = None      # special-function exp throughput, the primary source
+    exp_per_s_alt: Optional[int] = None  # a second source's figure, where one disagrees
+    hbm_bytes: Optional[int] = None
+    tc_flops_per_sm_clk: Optional[int] = None  # dense BF16 tensor FLOP per SM per clock
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def tc_peak_flops(self) -> Optional[int]:
+        """sms x clock x tensor FLOP/SM/clk (H100: 132 x 1.83 GHz x 4096 = 989.4 TFLOPS)."""
+        if None in (self.sms, self.clock_hz, self.tc_flops_per_sm_clk):
+            return None
+        return self.sms * self.clock_hz * self.tc_flops_per_sm_clk
+
+    def source(self, field_name: str) -> str:
+        return self.sources.get(field_name, self.sources.get("*", "unsourced"))
+
+
+def _src(**kw: str) -> Mapping[str, str]:
+    return MappingProxyType(dict(kw))
+
+
+A100 = GPU(
+    name="A100", sms=108, clock_hz=1_410_000_000, bf16_flops=312 * TB, fp8_flops=None,
+    hbm_bytes_per_s=1_555 * 10**9,               # 40 GB part; the 80 GB part is 2.039 TB/s
+    smem_per_sm=164 * KiB, smem_per_block=163 * KiB, l1_smem_per_sm=192 * KiB, l2_bytes=40 * MB,
+    hbm_bytes=40 * GB, tc_flops_per_sm_clk=2048,
+    sources=_src(**{"*": _AMPERE,
+                    "hbm_bytes_per_s": "A100 40 GB product page: 1.555 TB/s (80 GB: 2.039 TB/s); "
+                                       "FlashAttention Fig. 2 uses the 40 GB part"}),
+)
+A100_80GB = GPU(
+    name="A100-80GB", sms=108, clock_hz=1_410_000_000, bf16_flops=312 * TB, fp8_flops=None,
+    hbm_bytes_per_s=2_039 * 10**9, smem_per_sm=164 * KiB, smem_per_block=163 * KiB,
+    l1_smem_per_sm=192 * KiB, l2_bytes=40 * MB, hbm_bytes=80 * GB, tc_flops_per_sm_clk=2048, sources=_src(**{"*": _AMPERE}),
+)
+H100 = GPU(
+    name="H100", sms=132, clock_hz=1_830_000_000, bf16_flops=989 * TB, fp8_flops=1979 * TB,
+    hbm_bytes_per_s=3_350 * 10**9, smem_per_sm=228 * KiB, smem_per_block=227 * KiB,
+    l1_smem_per_sm=256 * KiB, l2_bytes=50 * MB, hbm_bytes=80 * GB,
+    exp_per_s=4_500 * 10**9, exp_per_s_alt=3_900 * 10**9, tc_flops_per_sm_clk=4096,
+    sources=_src(**{"*": _HOPPER, "exp_per_s": _BWU, "exp_per_s_alt": _FA3,
+                    "clock_hz": _HOPPER + "; 132 x 4096 FLOP/clk x 1.83 GHz = 989 TFLOPS"}),
+)
+H200 = GPU(
+    name="H200", sms=132, clock_hz=1_830_000_000, bf16_flops=989 * TB, fp8_flops=1979 * TB,
+    hbm_bytes_per_s=4_800 * 10**9, smem_per_sm=228 * KiB, smem_per_block=227 * KiB,
+    l1_smem_per_sm=256 * KiB, l2_bytes=50 * MB, hbm_bytes=141 * GB, tc_flops_per_sm_clk=4096,
+    sources=_src(**{"*": _H200}),
+)
+B200 = GPU(
+    name="B200", sms=148, clock_hz=None, bf16_flops=2_250 * TB, fp8_flops=4_500 * TB,
+    hbm_bytes_per_s=8 * TB, smem_per_sm=None, smem_per_block=None, l1_smem_per_sm=None,
+    l2_bytes=None, exp_per_s=5 * TB,
+    sources=_src(**{"*": _B200, "exp_per_s": _BWU + " (B300: 10.7 T/s)"}),
+)
+
+HARDWARE: Mapping[str, GPU] = MappingProxyType(
+    {g.name: g for g in (A100, A100_80GB, H100, H200, B200)})
+
+
+def get_hardware(name: str) -> GPU:
+    """Look up a GPU by name (case-insensitive).  Unknown names raise ``ValueError`` naming ``hw``."""
+    if isinstance(name, GPU):
+        return name
+    for key, gpu in HARDWARE.items():
+        if key.lower() == str(name).lower():
+            return gpu
+    raise ValueError(f"hw: unknown hardware {name!r}; known: {', '.join(HARDWARE)}")

@@ -1,0 +1,1 @@
+"""Printers: expressions and values in, strings out.  Nothing here computes a cost."""
