@@ -16,6 +16,7 @@ Printing lives in :mod:`symbolic.printing`; ``_repr_latex_`` delegates there.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cached_property
 from typing import Callable, Mapping, Optional
 
@@ -141,6 +142,16 @@ class Model:
                     continue
                 raise ValueError(f"{name}: value missing for {self.name}")
             v = point[name]
+            if s.is_integer is False or (s.is_integer is None):   # a real parameter (times, rates)
+                try:
+                    v = Fraction(v) if not isinstance(v, sp.Rational) else Fraction(int(v.p), int(v.q))
+                except (TypeError, ValueError):
+                    raise ValueError(f"{name}: must be a number, got {v!r}") from None
+                lo = self.domains.get(s, 0)
+                if v < lo or (s.is_positive and v <= 0):
+                    raise ValueError(f"{name}: must be {'> 0' if s.is_positive else f'>= {lo}'}, got {v}")
+                out[name] = v
+                continue
             if isinstance(v, bool) or not isinstance(v, (int, np.integer, sp.Integer)):
                 if isinstance(v, float) and v.is_integer():
                     v = int(v)

@@ -1,0 +1,50 @@
+"""Shared fixtures.  ``course_script`` lays a seed script into a temporary lecture tree beside a copy
+of ``course/`` and runs it unchanged (skipped when ``../shared/seeds`` is absent)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SEEDS = ROOT.parent / "shared" / "seeds"
+
+#: seed file -> (script name, lecture folder), from shared/seeds/README.md
+COURSE_SCRIPTS = {
+    "lecture11": ("000_079193a6ac0c0fca.txt", "02_flash_forward.py"),
+    "lecture08": ("003_cd1affdb86493909.txt", "04_async_pipelines.py"),
+    "lecture13": ("004_b1a68824c288e7cd.txt", "03_gpu_schedule_space.py"),
+}
+
+
+def run_course_script(lecture: str, tmp_path: Path) -> tuple[str, float]:
+    """Run the lecture's seed script unchanged; returns (stdout, wall seconds).  Fails on non-zero exit."""
+    seed, script = COURSE_SCRIPTS[lecture]
+    src = SEEDS / seed
+    if not src.exists():
+        pytest.skip(f"course seed {src} not present")
+    tree = tmp_path / "course"
+    shutil.copytree(ROOT / "course", tree, ignore=shutil.ignore_patterns("__pycache__"))
+    (tree / lecture).mkdir(exist_ok=True)
+    dst = tree / lecture / script
+    shutil.copyfile(src, dst)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env["PYTHONIOENCODING"] = "utf-8"
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, script], cwd=dst.parent, env=env, capture_output=True, text=True,
+                          encoding="utf-8", timeout=600)
+    wall = time.perf_counter() - t0
+    assert proc.returncode == 0, f"{script} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
+    return proc.stdout, wall
+
+
+@pytest.fixture
+def course_script(tmp_path):
+    return lambda lecture: run_course_script(lecture, tmp_path)
