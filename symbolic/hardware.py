@@ -116,3 +116,35 @@ def get_hardware(name: str) -> GPU:
         if key.lower() == str(name).lower():
             return gpu
     raise ValueError(f"hw: unknown hardware {name!r}; known: {', '.join(HARDWARE)}")
+
+
+# --------------------------------------------------------------------------------------- assumptions
+@dataclass(frozen=True)
+class Assumption:
+    """A modelling figure that is an order of magnitude, not a datasheet value: its value (exact, SI
+    base unit), the unit, and where it comes from.  Latency models print which ones they use."""
+
+    name: str
+    value: object            # int or fractions.Fraction
+    unit: str
+    source: str
+
+
+from fractions import Fraction as _Fraction  # noqa: E402  (kept beside the records that use it)
+
+#: Loaded HBM latency (an assumption; unloaded pointer-chase latency is ~466-479 cycles, below)
+LOADED_HBM_LATENCY = Assumption(
+    "loaded HBM latency", _Fraction(700, 10**9), "s",
+    "assumption used by REFERENCE.md §5 (2.35 MB in flight at 3.35 TB/s); course lecture 8 model")
+#: Bytes per clock one SM reads from L2 (an assumption; H100 L2 is ~12 TB/s for 132 SMs at 1.83 GHz ~ 50 B/clk)
+L2_BYTES_PER_CLK_PER_SM = Assumption(
+    "L2 bytes per clock per SM", 64, "bytes/clk",
+    "assumption of the course's lecture-8 model; cf. H100 L2 ~12 TB/s (FlashAttention-3, Table 1, REFERENCE.md §3)")
+#: Unloaded latencies measured by pointer chasing (Luo et al., arXiv 2402.13499, via REFERENCE.md §5)
+UNLOADED_GLOBAL_LATENCY_CLK = Assumption(
+    "unloaded global-memory latency", 479, "clk", "Luo et al., arXiv 2402.13499: ~466-479 cycles (A100/H800)")
+UNLOADED_L2_LATENCY_CLK = Assumption(
+    "unloaded L2 latency", 262, "clk", "Luo et al., arXiv 2402.13499: ~262 cycles (A100/H800)")
+
+ASSUMPTIONS: Mapping[str, Assumption] = MappingProxyType({a.name: a for a in (
+    LOADED_HBM_LATENCY, L2_BYTES_PER_CLK_PER_SM, UNLOADED_GLOBAL_LATENCY_CLK, UNLOADED_L2_LATENCY_CLK)})
