@@ -1,0 +1,319 @@
+"""Latency checks: the formulas of :mod:`symbolic.latency` against the simulators of
+:mod:`numeric.pipeline`, :mod:`numeric.littles` and :mod:`numeric.pingpong`.
+
+* ``latency.pipeline`` / ``latency.pipeline_sync`` - deterministic latency: simulated makespan and
+  busy fraction equal the exact formulas (relative 1e-9: the simulator adds floats) over pinned
+  points in every regime (latency-bound, compute-bound, bandwidth-bound, ``n < S``, the boundary
+  ``L + t_x + t_c = S max(t_x, t_c)``) and hypothesis draws.
+* ``latency.littles_law`` - the time-average bytes in flight of a request stream equals
+  bandwidth x mean latency within ``tol(n) = k (1 + j (1 + ln n)) / n + 6 j / ((1 + j) sqrt n)``
+  (relative), ``k = B L / w`` requests in flight, ``j`` the jitter: the first term bounds the
+  window's ramp-up and its tail (the expected largest of ``n`` exponential extras is ``j L H_n``),
+  the second is six standard errors of the mean latency.  Deterministic (``j = 0``) the deviation
+  is exactly ``(k - 1)/(n - 1 + k) < k/n``.
+* ``latency.pingpong`` - the event simulation's makespan equals the formula (relative 1e-9).
+* ``latency.pipeline.jitter`` - with exponential jitter (mean ``j L``) the formula bounds the
+  simulation.  Every seed, surely: ``makespan(L) <= simulated <= makespan(max drawn latency)``
+  (the makespan is non-decreasing in each load's latency).  In expectation (Jensen: the makespan
+  is a maximum of sums of latencies, hence convex): ``E[simulated] >= makespan(L (1 + j))``,
+  checked as ``mean over seeds >= formula - 4 standard errors``.
+* ``latency.pipeline.jitter_limit`` - as ``S`` grows the busy fraction approaches the formula at
+  the mean latency: for ``S >= n``, ``0 <= E[simulated] - makespan(L (1 + j)) <= j L (H_n - 1)``
+  (the largest of ``n`` exponentials has mean ``j L H_n``), checked within 4 standard errors.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from numeric.littles import simulate_requests
+from numeric.pingpong import simulate_pingpong
+from numeric.pipeline import simulate
+from symbolic.registry import get
+
+from .core import Check, rel_close
+
+__all__ = ["checks", "littles_tolerance"]
+
+RTOL = 1e-9
+Z = 4.0          # standard errors allowed to the statistical (across-seed) inequalities
+SEEDS = 24       # seeds per jitter point
+
+F = Fraction
+
+
+def _pipe_point(n, S, L, t_x, t_c):
+    return {"n": n, "S": S, "L": F(L), "t_x": F(t_x), "t_c": F(t_c)}
+
+
+# course figures in ns: compute 128x128x64 at 4096 FLOP/clk, 1.83 GHz; 32 KiB at 64 B/clk; at 3.35 TB/s / 132
+_T_C = F(2 * 128 * 128 * 64, 4096) / F(183, 100)
+_T_L2 = F(32768, 64) / F(183, 100)
+_T_HBM = F(32768 * 132, 3350)
+
+PIPELINE_POINTS = [
+    _pipe_point(1, 1, 700, 280, 280),            # a single tile
+    _pipe_point(256, 1, 700, 280, 280),          # synchronous, latency-bound
+    _pipe_point(256, 2, 700, 280, 280),          # double buffering, latency-bound
+    _pipe_point(256, 4, 560, 280, 280),          # boundary: L + t_x + t_c == S max(t_x, t_c)
+    _pipe_point(256, 8, 700, 100, 280),          # compute-bound
+    _pipe_point(256, 8, 700, 1291, 280),         # bandwidth-bound
+    _pipe_point(3, 8, 700, 280, 280),            # n < S
+    _pipe_point(8, 8, 700, 280, 280),            # n == S
+    _pipe_point(9, 8, 5000, 1, 1),               # n == S + 1, latency-bound
+    _pipe_point(1000, 3, F(1, 3), F(2, 7), F(5, 11)),
+    _pipe_point(256, 4, 700, _T_L2, _T_C),       # the course's L2 case
+    _pipe_point(256, 6, 700, _T_HBM, _T_C),      # the course's HBM case
+]
+PIPELINE_POINTS_FULL = [
+    _pipe_point(100_000, S, L, tx, tc)
+    for S in (1, 2, 5, 16) for L, tx, tc in ((700, 280, 280), (10, 280, 100), (10_000, 3, 7))
+]
+
+
+def _pipe_strategy():
+    from hypothesis import strategies as st
+    t = st.integers(1, 20_000).map(lambda k: F(k, 10))
+    return st.fixed_dictionaries({"n": st.integers(1, 3000), "S": st.integers(1, 16), "L": t, "t_x": t, "t_c": t})
+
+
+def _pipeline_formula(point):
+    return get("latency.pipeline").evaluate(**point)
+
+
+def _pipeline_run(point, **kw):
+    p = {k: float(v) for k, v in point.items()}
+    r = simulate(int(p["n"]), p["t_c"], p["t_x"], p["L"], int(p["S"]), **kw)
+    return r
+
+
+def _two(values):
+    return {k: values[k] for k in ("makespan", "busy")}
+
+
+def _pipeline_check() -> Check:
+    return Check(
+        name="latency.pipeline",
+        formula=lambda pt: _two(_pipeline_formula(pt)),
+        execute=lambda pt: _two(_pipeline_run(pt).as_dict()),
+        grid=lambda full: PIPELINE_POINTS + (PIPELINE_POINTS_FULL if full else []),
+        strategy=_pipe_strategy(),
+        compare=rel_close(RTOL),
+        size=lambda pt: pt["n"],
+        description="issue-ahead pipeline: simulated makespan/busy == exact formula (rel 1e-9)",
+    )
+
+
+def _sync_check() -> Check:
+    def formula(pt):
+        q = {k: v for k, v in pt.items() if k != "S"}          # synchronous: the buffers do not matter
+        return _two(get("latency.pipeline_sync").evaluate(**q))
+    return Check(
+        name="latency.pipeline_sync",
+        formula=formula,
+        execute=lambda pt: _two(_pipeline_run(pt, issue_ahead=False).as_dict()),
+        grid=lambda full: PIPELINE_POINTS + (PIPELINE_POINTS_FULL if full else []),
+        strategy=_pipe_strategy(),
+        draws=20,
+        compare=rel_close(RTOL),
+        size=lambda pt: pt["n"],
+        description="synchronous loop (any S): simulated makespan/busy == n (L + t_x + t_c) formula",
+    )
+
+
+# ------------------------------------------------------------------------------------------ Little's law
+def littles_tolerance(n: int, requests_in_flight: float, jitter: float) -> float:
+    """The relative tolerance stated in the module docstring (shrinks like ``log n / n + 1/sqrt n``)."""
+    k, j = requests_in_flight, jitter
+    return k * (1 + j * (1 + math.log(n))) / n + 6 * j / ((1 + j) * math.sqrt(n))
+
+
+_H100_SM_BW = F(3_350 * 10**9, 132)      # bytes/s per SM (REFERENCE §3, §5)
+_LAT = F(700, 10**9)
+
+
+def _littles_points(full):
+    sizes = (10**3, 10**4, 10**5) + ((10**6,) if full else ())
+    return [{"n": n, "w": w, "jitter": F(j), "seed": s}
+            for n in sizes for w in (16, 32 * 1024) for j in (0, 1) for s in ((0, 1) if j else (0,))]
+
+
+def _littles_formula(pt):
+    m = get("latency.littles_law")
+    mean_lat = _LAT * (1 + pt["jitter"])
+    v = m.evaluate("inflight_per_sm", B=_H100_SM_BW * 132, L=mean_lat, n_SM=132, w=pt["w"])
+    k = float(v) / pt["w"]
+    return {"inflight_bytes": v, "tolerance": littles_tolerance(pt["n"], k, float(pt["jitter"]))}
+
+
+def _littles_run(pt):
+    r = simulate_requests(pt["n"], pt["w"], float(_H100_SM_BW), float(_LAT), jitter=float(pt["jitter"]),
+                          seed=pt["seed"])
+    return {"inflight_bytes": r.mean_inflight_bytes}
+
+
+def _within_tolerance(formula, executed):
+    f, e, tol = float(formula["inflight_bytes"]), executed["inflight_bytes"], formula["tolerance"]
+    dev = abs(e - f) / f
+    return None if dev <= tol else f"inflight_bytes: formula {f:.6g} vs measured {e:.6g} (rel. {dev:.3g} > tol {tol:.3g})"
+
+
+def _littles_check() -> Check:
+    return Check(
+        name="latency.littles_law",
+        formula=_littles_formula,
+        execute=_littles_run,
+        grid=_littles_points,
+        compare=_within_tolerance,
+        size=lambda pt: pt["n"],
+        description="time-average bytes in flight == bandwidth x mean latency within tol(n) (H100 per-SM share)",
+    )
+
+
+# ------------------------------------------------------------------------------------------ ping-pong
+PINGPONG_POINTS = [
+    {"d": d, "F": F(989_424 * 10**9 * mul), "E": F(4_500 * 10**9), "n": n, "k": k, "G": g}
+    for d in (64, 128) for mul in (1, 2) for n in (1, 2, 7, 64) for k in (1, 128 * 128) for g in (1, 2, 3)
+]
+
+
+def _pp_strategy():
+    from hypothesis import strategies as st
+    return st.fixed_dictionaries({"d": st.integers(1, 512), "F": st.integers(1, 10**6).map(F),
+                                  "E": st.integers(1, 10**6).map(F), "n": st.integers(1, 200),
+                                  "k": st.integers(1, 64), "G": st.integers(1, 6)})
+
+
+def _pp_formula(pt):
+    v = get("latency.pingpong").evaluate(**pt)
+    return {"makespan": v["makespan"]}
+
+
+def _pp_run(pt):
+    t_mma = float(pt["k"] * 4 * pt["d"] / pt["F"])   # 4 d FLOP per score: the FA3 convention, stated here too
+    t_exp = float(pt["k"] / pt["E"])
+    return {"makespan": simulate_pingpong(pt["n"], t_mma, t_exp, pt["G"]).makespan}
+
+
+def _pingpong_check() -> Check:
+    return Check(
+        name="latency.pingpong",
+        formula=_pp_formula,
+        execute=_pp_run,
+        grid=lambda full: PINGPONG_POINTS,
+        strategy=_pp_strategy(),
+        draws=30,
+        compare=rel_close(RTOL),
+        size=lambda pt: pt["n"],
+        description="G warpgroups alternating matmul/exp: event simulation == makespan formula (rel 1e-9)",
+    )
+
+
+# ------------------------------------------------------------------------------------------ jitter
+JITTER_POINTS = [
+    dict(_pipe_point(256, S, 700, _T_L2, _T_C), jitter=F(j)) for S in (1, 2, 4, 8, 16) for j in (F(1, 2), 1)
+] + [
+    dict(_pipe_point(256, S, 700, _T_HBM, _T_C), jitter=F(1)) for S in (1, 4, 8)
+] + [
+    dict(_pipe_point(500, S, 300, 50, 100), jitter=F(2)) for S in (1, 3, 12)
+]
+
+
+def _jitter_runs(pt):
+    base = {k: v for k, v in pt.items() if k != "jitter"}
+    runs = [_pipeline_run(base, jitter=float(pt["jitter"]), seed=s) for s in range(SEEDS)]
+    ms = np.array([r.makespan for r in runs])
+    return {"makespans": ms, "latency_max": np.array([r.latencies.max() for r in runs])}
+
+
+def _pipe_makespan(pt, L):
+    q = {k: v for k, v in pt.items() if k != "jitter"}
+    q["L"] = L
+    return get("latency.pipeline").evaluate("makespan", **q)
+
+
+def _jitter_formula(pt):
+    return {"makespan_at_L": _pipe_makespan(pt, pt["L"]),
+            "makespan_at_mean_L": _pipe_makespan(pt, pt["L"] * (1 + pt["jitter"]))}
+
+
+def _jitter_bounds(point):
+    """The inequalities need the drawn latencies, so the comparison is bound to its point."""
+    def compare(formula, executed):
+        ms = executed["makespans"]
+        msgs = []
+        lo = float(formula["makespan_at_L"])
+        if np.any(ms < lo * (1 - RTOL)):
+            msgs.append(f"a seed's makespan {ms.min():.6g} < makespan(L) {lo:.6g}")
+        for s, (m_s, lmax) in enumerate(zip(ms, executed["latency_max"])):
+            hi = float(_pipe_makespan(point, F(float(lmax))))
+            if m_s > hi * (1 + RTOL):
+                msgs.append(f"seed {s}: makespan {m_s:.6g} > makespan(max drawn latency) {hi:.6g}")
+                break
+        mean, se = ms.mean(), ms.std(ddof=1) / math.sqrt(len(ms))
+        jensen = float(formula["makespan_at_mean_L"])
+        if mean < jensen - Z * se:
+            msgs.append(f"mean makespan {mean:.6g} < makespan(mean latency) {jensen:.6g} - {Z:g} s.e. ({se:.3g})")
+        return "; ".join(msgs) or None
+    return compare
+
+
+def _jitter_check() -> Check:
+    def execute(pt):
+        out = _jitter_runs(pt)
+        out["verdict"] = _jitter_bounds(pt)(_jitter_formula(pt), out)
+        return out
+
+    def formula(pt):
+        return _jitter_formula(pt)
+
+    return Check(
+        name="latency.pipeline.jitter",
+        formula=formula,
+        execute=execute,
+        grid=lambda full: JITTER_POINTS,
+        compare=lambda f, e: e["verdict"],
+        size=lambda pt: pt["n"],
+        description=f"exponential jitter: makespan(L) <= each seed <= makespan(max latency); "
+                    f"mean over {SEEDS} seeds >= makespan(mean latency) - {Z:g} s.e.",
+    )
+
+
+def _harmonic(n: int) -> float:
+    return float(sum(F(1, i) for i in range(1, n + 1))) if n < 2000 else math.log(n) + 0.5772156649015329 + 1 / (2 * n)
+
+
+def _jitter_limit_check() -> Check:
+    points = [dict(_pipe_point(n, n, 700, _T_L2, _T_C), jitter=F(j)) for n in (64, 256) for j in (F(1, 2), 1, 3)]
+
+    def formula(pt):
+        jensen = _pipe_makespan(pt, pt["L"] * (1 + pt["jitter"]))
+        slack = float(pt["jitter"] * pt["L"]) * (_harmonic(pt["n"]) - 1)
+        return {"makespan_at_mean_L": jensen, "slack": slack}
+
+    def compare(f, e):
+        ms = e["makespans"]
+        mean, se = ms.mean(), ms.std(ddof=1) / math.sqrt(len(ms))
+        gap = mean - float(f["makespan_at_mean_L"])
+        if not (-Z * se <= gap <= f["slack"] + Z * se):
+            return (f"mean makespan - makespan(mean latency) = {gap:.6g} outside [0, j L (H_n - 1) = {f['slack']:.6g}] "
+                    f"+- {Z:g} s.e. ({se:.3g})")
+        return None
+
+    return Check(
+        name="latency.pipeline.jitter_limit",
+        formula=formula,
+        execute=_jitter_runs,
+        grid=lambda full: points,
+        compare=compare,
+        size=lambda pt: pt["n"],
+        description="S >= n: 0 <= E[makespan] - makespan(mean latency) <= j L (H_n - 1) (within 4 s.e.)",
+    )
+
+
+def checks() -> list[Check]:
+    return [_pipeline_check(), _sync_check(), _littles_check(), _pingpong_check(), _jitter_check(),
+            _jitter_limit_check()]
