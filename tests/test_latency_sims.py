@@ -1,0 +1,236 @@
+"""numeric.pipeline / littles / pingpong: the simulators against hand-worked timelines and identities,
+their bad-input errors, and the verify checks (including that they catch a broken simulator)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from numeric.littles import simulate_requests
+from numeric.pingpong import simulate_pingpong
+from numeric.pipeline import simulate
+
+
+# --------------------------------------------------------------------------------- pipeline
+def test_pipeline_hand_timeline():
+    # n=3, S=2, L=5, t_x=2, t_c=3 (worked by hand): issues 0, 0, 10; arrivals 7, 9, 17; finishes 10, 13, 20
+    r = simulate(3, 3.0, 2.0, 5.0, 2)
+    assert r.issue.tolist() == [0, 0, 10]
+    assert r.arrive.tolist() == [7, 9, 17]
+    assert r.start.tolist() == [7, 10, 17]
+    assert r.finish.tolist() == [10, 13, 20]
+    assert r.busy == pytest.approx(9 / 20)
+
+
+def test_synchronous_hand_timeline():
+    # load, wait, compute: each tile takes L + t_x + t_c = 10, whatever the buffers
+    for stages in (1, 4):
+        r = simulate(4, 3.0, 2.0, 5.0, stages, issue_ahead=False)
+        assert r.finish.tolist() == [10, 20, 30, 40]
+        assert r.issue.tolist() == [0, 10, 20, 30]
+
+
+def test_bandwidth_serialises_transfers():
+    # all loads issue at 0 (S >= n); transfers queue on the channel: arrivals L + t_x, L + 2 t_x, ...
+    r = simulate(5, 1.0, 4.0, 10.0, 8)
+    assert r.arrive.tolist() == [14, 18, 22, 26, 30]
+    assert r.makespan == 31
+
+
+def brute_force_makespan(n, S, L, t_x, t_c):
+    """Time-stepped oracle on integer times: advance a clock one unit at a time, start whatever may
+    start.  Independent of the simulator's event formulation."""
+    issue, arrive, finish = [None] * n, [None] * n, [None] * n
+    channel_until = tc_until = 0
+    xfer_q = []               # tiles whose latency has elapsed, waiting for the channel (issue order)
+    nxt_issue, nxt_comp = 0, 0
+    t = 0
+    while finish[n - 1] is None:
+        for i in range(nxt_issue, n):                          # issue while buffers allow
+            if i < S or (finish[i - S] is not None and finish[i - S] <= t):
+                issue[i] = t
+                nxt_issue = i + 1
+            else:
+                break
+        for i in range(n):
+            if issue[i] is not None and issue[i] + L == t:
+                xfer_q.append(i)
+        if xfer_q and channel_until <= t:
+            i = xfer_q.pop(0)
+            channel_until = t + t_x
+            arrive[i] = channel_until
+        if nxt_comp < n and arrive[nxt_comp] is not None and arrive[nxt_comp] <= t and tc_until <= t:
+            tc_until = t + t_c
+            finish[nxt_comp] = tc_until
+            nxt_comp += 1
+        t += 1
+    return finish[n - 1]
+
+
+@settings(max_examples=80, deadline=None)
+@given(n=st.integers(1, 12), S=st.integers(1, 5), L=st.integers(1, 9), t_x=st.integers(1, 5), t_c=st.integers(1, 5))
+@example(n=5, S=2, L=9, t_x=1, t_c=1)
+@example(n=6, S=6, L=1, t_x=5, t_c=1)
+def test_pipeline_against_time_stepped_oracle(n, S, L, t_x, t_c):
+    assert simulate(n, t_c, t_x, L, S).makespan == brute_force_makespan(n, S, L, t_x, t_c)
+
+
+def test_inflight_profile_integrates_to_the_outstanding_time():
+    r = simulate(50, 3.0, 2.0, 17.0, 4, tile_bytes=32768, jitter=0.5, seed=3)
+    t, level = r.inflight()
+    assert level[-1] == 0 and level.min() >= 0
+    assert level.max() <= 4 * 32768                             # at most one load per buffer
+    expected = np.sum(r.arrive - r.issue) * 32768 / r.makespan  # identity, computed another way
+    assert r.mean_inflight_bytes == pytest.approx(expected, rel=1e-12)
+
+
+def test_jitter_is_seeded_and_has_the_stated_mean():
+    a = simulate(1000, 1.0, 1.0, 10.0, 3, jitter=1.0, seed=7)
+    b = simulate(1000, 1.0, 1.0, 10.0, 3, jitter=1.0, seed=7)
+    c = simulate(1000, 1.0, 1.0, 10.0, 3, jitter=1.0, seed=8)
+    assert a.makespan == b.makespan and a.makespan != c.makespan
+    assert simulate(10, 1.0, 1.0, 10.0, 3, seed=1).makespan == simulate(10, 1.0, 1.0, 10.0, 3, seed=2).makespan
+    big = simulate(200_000, 1.0, 1.0, 10.0, 3, jitter=0.5, seed=0)
+    extra = big.latencies - 10.0
+    assert extra.min() >= 0
+    assert abs(extra.mean() - 5.0) < 5 * 5.0 / math.sqrt(len(extra))   # exponential: sd == mean
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_more_buffers_never_slow_a_seed_down(seed):
+    # the same per-tile latencies (same seed); issue times can only move earlier with more buffers
+    spans = [simulate(300, 2.0, 1.5, 9.0, S, jitter=1.0, seed=seed).makespan for S in (1, 2, 3, 5, 8, 13, 300)]
+    assert all(x >= y for x, y in zip(spans, spans[1:]))
+
+
+@pytest.mark.parametrize("kw,param", [
+    (dict(n=0), "n"), (dict(n=2.5), "n"), (dict(n=True), "n"), (dict(stages=0), "stages"),
+    (dict(t_comp=0.0), "t_comp"), (dict(t_x=-1.0), "t_x"), (dict(latency=0.0), "latency"),
+    (dict(latency=float("nan")), "latency"), (dict(jitter=-0.1), "jitter"), (dict(t_comp="1"), "t_comp"),
+    (dict(issue_ahead="yes"), "issue_ahead"),
+])
+def test_pipeline_bad_input(kw, param):
+    args = dict(n=4, t_comp=1.0, t_x=1.0, latency=1.0, stages=2)
+    args.update(kw)
+    with pytest.raises(ValueError) as exc:
+        simulate(**args)
+    assert str(exc.value).startswith(f"{param}:")
+
+
+# --------------------------------------------------------------------------------- Little's law
+@pytest.mark.parametrize("n,b,bw,lat", [(1000, 16, 1.6e10, 1e-6), (5000, 4, 1e9, 7e-7), (10, 1, 1.0, 3.0)])
+def test_littles_deterministic_deviation_is_exact(n, b, bw, lat):
+    # hand derivation: bytes x time = n b L over the window (n - 1) b / bw + L
+    r = simulate_requests(n, b, bw, lat)
+    expected = n * b * lat / ((n - 1) * b / bw + lat)
+    assert r.mean_inflight_bytes == pytest.approx(expected, rel=1e-9)
+
+
+def test_littles_identity_with_jitter():
+    # over a window that starts and ends empty, average in flight == throughput x mean latency exactly
+    r = simulate_requests(20_000, 16, 2.5e10, 7e-7, jitter=1.0, seed=4)
+    assert r.mean_inflight_bytes == pytest.approx(r.throughput * r.mean_latency, rel=1e-9)
+
+
+def test_littles_error_shrinks_with_run_length():
+    target = 2.5e10 * 7e-7
+    errs = [abs(simulate_requests(n, 16, 2.5e10, 7e-7).mean_inflight_bytes / target - 1) for n in (10**3, 10**4, 10**5)]
+    assert errs[0] > errs[1] > errs[2]
+
+
+@pytest.mark.parametrize("kw,param", [(dict(n=0), "n"), (dict(request_bytes=0), "request_bytes"),
+                                      (dict(bandwidth=-1), "bandwidth"), (dict(latency=0), "latency"),
+                                      (dict(jitter=-1), "jitter")])
+def test_littles_bad_input(kw, param):
+    args = dict(n=4, request_bytes=16, bandwidth=1e9, latency=1e-6)
+    args.update(kw)
+    with pytest.raises(ValueError) as exc:
+        simulate_requests(**args)
+    assert str(exc.value).startswith(f"{param}:")
+
+
+# --------------------------------------------------------------------------------- ping-pong
+def test_pingpong_hand_timeline():
+    # t_mma = 2, t_exp = 1, two warpgroups, 4 tiles (worked by hand):
+    # M0 0-2, M1 2-4, E0 2-3, E1 4-5, M2 4-6 (after E0 and M1), E2 6-7, M3 6-8 (after E1, M2), E3 8-9
+    r = simulate_pingpong(4, 2.0, 1.0, 2)
+    assert r.mma_start.tolist() == [0, 2, 4, 6]
+    assert r.exp_start.tolist() == [2, 4, 6, 8]
+    assert r.makespan == 9
+
+
+def test_pingpong_one_warpgroup_is_serial_and_two_overlap():
+    assert simulate_pingpong(10, 0.5, 0.25, 1).makespan == pytest.approx(10 * 0.75)
+    # steady state max(t_mma, t_exp) per tile with two warpgroups
+    r = simulate_pingpong(1000, 0.5, 0.25, 2)
+    assert r.per_tile == pytest.approx(0.5, rel=2e-3)
+    assert r.tc_busy == pytest.approx(1.0, rel=2e-3)
+
+
+@pytest.mark.parametrize("kw,param", [(dict(n_tiles=0), "n_tiles"), (dict(warpgroups=0), "warpgroups"),
+                                      (dict(t_mma=0.0), "t_mma"), (dict(t_exp=-2.0), "t_exp")])
+def test_pingpong_bad_input(kw, param):
+    args = dict(n_tiles=4, t_mma=1.0, t_exp=1.0, warpgroups=2)
+    args.update(kw)
+    with pytest.raises(ValueError) as exc:
+        simulate_pingpong(**args)
+    assert str(exc.value).startswith(f"{param}:")
+
+
+# --------------------------------------------------------------------------------- the verify checks
+def _latency_checks():
+    from verify.latency import checks
+    return {c.name: c for c in checks()}
+
+
+@pytest.mark.parametrize("name", ["latency.pipeline", "latency.pipeline_sync", "latency.littles_law",
+                                  "latency.pingpong", "latency.pipeline.jitter", "latency.pipeline.jitter_limit"])
+def test_verify_checks_pass(name):
+    from verify.core import run_check
+    rep = run_check(_latency_checks()[name])
+    assert rep.points > 0 and rep.failed == 0, rep.smallest_failure()
+
+
+def _unserialised(n, t_comp, t_x, latency, stages, **kw):
+    """A broken simulator: transfers overlap (no bandwidth limit).  The check must catch it."""
+    issue, fin = [0.0] * n, [0.0] * n
+    tc = 0.0
+    for i in range(n):
+        issue[i] = fin[i - stages] if i >= stages else 0.0
+        tc = max(issue[i] + latency + t_x, tc) + t_comp
+        fin[i] = tc
+
+    class R:
+        def as_dict(self):
+            return {"makespan": fin[-1], "busy": n * t_comp / fin[-1]}
+    return R()
+
+
+def test_pipeline_check_catches_a_simulator_without_bandwidth_limit(monkeypatch):
+    import verify.latency as vl
+    from verify.core import run_check
+    monkeypatch.setattr(vl, "simulate", _unserialised)
+    rep = run_check(_latency_checks()["latency.pipeline"], use_hypothesis=False)
+    assert rep.failed > 0
+    bad = [f.point for f in rep.failures]
+    assert any(p["t_x"] > p["t_c"] for p in bad)           # the bandwidth-bound points fail
+
+
+def test_jitter_check_catches_latencies_below_the_base(monkeypatch):
+    # if the simulator drew latencies *below* the base latency, the sure lower bound would break
+    import numeric.pipeline as npipe
+    from verify.core import run_check
+    monkeypatch.setattr(npipe, "draw_latencies",
+                        lambda n, latency, jitter, seed: np.random.default_rng(seed).uniform(0.1, 1.0, n) * latency)
+    rep = run_check(_latency_checks()["latency.pipeline.jitter"], use_hypothesis=False)
+    assert rep.failed > 0
+
+
+@pytest.mark.slow
+def test_a_million_tiles():
+    r = simulate(10**6, 280.0, 280.0, 700.0, 6, jitter=1.0, seed=0)
+    assert 0.5 < r.busy < 1.0 and r.finish.shape == (10**6,)
