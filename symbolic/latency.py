@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .asymptotics import Regime
 from .model import Model
 from .registry import register
 from .symbols import d, sym
@@ -180,12 +181,18 @@ def pipeline() -> Model:
     ``stages_to_saturate = ceil((L + t_x + t_c)/max(t_x, t_c))``, the least ``S`` at which the
     makespan is throughput-bound (the first piece of the makespan).
     """
+    q = _pipeline_quantities(S)
+    latency_bound = Regime(
+        description="latency-bound: t_x, t_c <= L and S max(t_x, t_c) <= L + t_x + t_c",
+        le=((t_x, L), (t_c, L)),
+        subs={q["period"]: (L + t_x + t_c) / S})
     return Model(
         name="latency.pipeline",
         summary="load->compute pipeline, S buffers, issue-ahead",
-        quantities=_pipeline_quantities(S),
+        quantities=q,
         params=(n, S, L, t_x, t_c),
         units=_PIPE_UNITS,
+        regime=latency_bound,
         asymptotic_quantity="period",
         source="shared/REFERENCE.md §5 (steady state); exact makespan derived from the schedule's recurrence",
         notes=("Loads are serialised on the SM's bandwidth share; compute runs one tile at a time.",),
