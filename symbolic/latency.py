@@ -17,6 +17,8 @@ schedules independently and :mod:`verify.latency` checks that the two agree.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import sympy as sp
 
 from .asymptotics import Regime
@@ -26,7 +28,7 @@ from .symbols import d, sym
 
 __all__ = ["pipeline_makespan", "pipeline_longest_path", "littles_law", "pipeline", "pipeline_sync", "pingpong",
            "n", "S", "L", "t_x", "t_c", "bandwidth", "n_sm", "width", "max_warps", "flops_rate", "exp_rate",
-           "scores", "G", "WARP_SIZE", "MMA_FLOPS_PER_SCORE"]
+           "scores", "G", "WARP_SIZE", "MMA_FLOPS_PER_SCORE", "ACCESS_WIDTHS"]
 
 
 def _time(name: str, latex: str | None = None) -> sp.Symbol:
@@ -56,6 +58,16 @@ m = sym("m")                                   # latency segments on a path (der
 WARP_SIZE = 32
 #: FLOP per attention score: ``Q K^T`` (2 d) + ``P V`` (2 d)  (FlashAttention-3 §3.1 counting)
 MMA_FLOPS_PER_SCORE = 4
+
+#: Bytes one request moves, by access kind (``w`` in ``latency.littles_law``); who issues it.
+#: Sources: PTX ISA (ld.global widths, cp.async 4/8/16 B), Hopper tuning guide (TMA bulk tensor copies);
+#: the 32 KiB TMA tile is the lecture-8 example (A 128x64 + B 64x128 in BF16).
+ACCESS_WIDTHS = MappingProxyType({
+    "ld.global.f32 (4 B per thread)": (4, "thread"),
+    "ld.global.v4 (16 B per thread)": (16, "thread"),
+    "cp.async (16 B per thread, bypasses registers)": (16, "thread"),
+    "TMA bulk copy (32 KiB per instruction)": (32 * 1024, "one thread per tile"),
+})
 
 
 # ------------------------------------------------------------------------------------------ Little's law

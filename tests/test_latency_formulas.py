@@ -177,6 +177,19 @@ def test_littles_law_reference_figures():
     assert tma < 1
 
 
+@pytest.mark.parametrize("kind,warps,requests", [
+    ("ld.global.f32 (4 B per thread)", 138.8, 4441),
+    ("ld.global.v4 (16 B per thread)", 34.7, 1110),
+    ("cp.async (16 B per thread, bypasses registers)", 34.7, 1110),
+])
+def test_access_widths(kind, warps, requests):
+    # hand: 3.35e12 B/s x 700e-9 s / 132 SMs = 17,765 B per SM, divided by the width, by 32 threads
+    width, issuer = lt.ACCESS_WIDTHS[kind]
+    v = get("latency.littles_law").evaluate(B=F(H100.hbm_bytes_per_s), L=F(700, 10**9), n_SM=132, w=width)
+    assert round(float(v["requests_per_sm"])) == requests and round(float(v["warps_per_sm"]), 1) == warps
+    assert issuer == "thread"
+
+
 # --------------------------------------------------------------------------------- ping-pong
 @pytest.mark.parametrize("fp8,gain,ratio", [(False, 1.43, 0.43), (True, 1.86, 0.86)])
 def test_pingpong_gain_h100(fp8, gain, ratio):
