@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from numbers import Real
 
-__all__ = ["fmt_bytes", "fmt_time", "fmt_int", "fmt_si"]
+__all__ = ["fmt_bytes", "fmt_time", "fmt_int", "fmt_si", "fmt_real"]
 
 _BYTE_UNITS = ((10**15, "PB"), (10**12, "TB"), (10**9, "GB"), (10**6, "MB"), (10**3, "KB"))
 _TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"), (1e-12, "ps"))
@@ -51,3 +51,16 @@ def fmt_si(x: Real, unit: str = "", digits: int = 3) -> str:
         if abs(v) >= scale:
             return f"{_sig(v / scale, digits)} {prefix}{unit}"
     return f"{_sig(v, digits)} {unit}".rstrip()
+
+
+def fmt_real(x: Real, digits: int = 3) -> str:
+    """A ratio or other real for display: ``3 significant digits`` (``3.52``, ``12.3``, ``1,234``);
+    an integral value prints exactly with separators."""
+    if isinstance(x, int) or (hasattr(x, "denominator") and x.denominator == 1):
+        return fmt_int(x)
+    v = float(x)
+    if v != v or v in (float("inf"), float("-inf")):
+        return "inf" if v > 0 else ("-inf" if v < 0 else "nan")
+    if v != 0 and abs(v) < 10 ** -(digits + 1):
+        return f"{v:.{digits - 1}e}"
+    return _sig(v, digits)

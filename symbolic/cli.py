@@ -1,0 +1,585 @@
+"""``python -m symbolic`` / ``tilebound``: print bounds, sweep tables, LaTeX notes and plots for any model.
+
+The command line is glue between the models (which derive and evaluate) and the printers (which only
+format): it parses the arguments, asks a model for exact values at points, builds
+:class:`~symbolic.printing.tables.Table` records of those values and hands them to a printer.
+
+Subcommands::
+
+    list                                   every model with its one-line summary
+    show MODEL [--at N=4096 d=64 ...]      formulas; with --at exact values, bytes and the roofline time
+    table MODEL --vary N=512,1024 [...]    sweep table with --ratio OTHER and --per EXPR columns
+    latex [MODEL ...] [--standalone]       align environments / a complete document
+    plot MODEL --vary N=512..8192 -o F     formula curve and executed counts (needs the plot extra)
+
+Bad input (unknown model or hardware, a malformed ``--at``) exits 2 with one line naming the problem.
+Heavy modules are imported inside the commands so that ``list`` starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Mapping, Sequence
+
+__all__ = ["main", "parse_assignments", "parse_vary", "build_parser", "sweep_table", "values_table"]
+
+_PROG = "tilebound"
+#: the project's bad-input errors start with the parameter's name: "stages: must be >= 1, got 0"
+_BAD_INPUT = re.compile(r"^[A-Za-z_][\w.]*: ")
+
+
+class UsageError(Exception):
+    """Bad command-line input; printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse would print the usage block; we print one line
+        raise UsageError(f"{self.prog.split()[-1] if ' ' in self.prog else 'usage'}: {message}")
+
+
+# ----------------------------------------------------------------------------------- argument values
+def parse_number(name: str, text: str):
+    """``4096``, ``4_096``, ``2**12``, ``2^12``, ``7/10``, ``0.5``, ``1e-9`` -> int or exact Fraction."""
+    t = text.strip().replace("_", "")
+    for op in ("**", "^"):
+        if op in t:
+            base, _, exp = t.partition(op)
+            try:
+                b, e = int(base), int(exp)
+            except ValueError:
+                break
+            if e < 0 or e > 4096:
+                raise UsageError(f"{name}: exponent out of range in {text!r}")
+            return b ** e
+    try:
+        return int(t)
+    except ValueError:
+        pass
+    try:
+        v = Fraction(t)
+    except (ValueError, ZeroDivisionError):
+        raise UsageError(f"{name}: expected a number, got {text!r}") from None
+    return v.numerator if v.denominator == 1 else v
+
+
+def parse_assignments(items: Sequence[str] | None, option: str = "at") -> dict:
+    """``["N=4096", "d=64"]`` -> ``{"N": 4096, "d": 64}`` (exact numbers)."""
+    out: dict = {}
+    for item in items or ():
+        for part in item.split(","):
+            name, eq, value = part.partition("=")
+            name = name.strip()
+            if not eq or not name or not value.strip():
+                raise UsageError(f"{option}: expected NAME=VALUE, got {part!r}")
+            out[name] = parse_number(name, value)
+    return out
+
+
+def parse_vary(items: Sequence[str] | None) -> dict:
+    """``["N=512,1024", "M=8192..65536"]`` -> ``{"N": [512, 1024], "M": [8192, 16384, 32768, 65536]}``.
+    ``A..B`` doubles from A up to B (inclusive)."""
+    out: dict = {}
+    for item in items or ():
+        name, eq, values = item.partition("=")
+        name = name.strip()
+        if not eq or not name or not values.strip():
+            raise UsageError(f"vary: expected NAME=V1,V2,... or NAME=A..B, got {item!r}")
+        vals = []
+        for part in values.split(","):
+            if ".." in part:
+                lo_s, _, hi_s = part.partition("..")
+                lo, hi = parse_number(name, lo_s), parse_number(name, hi_s)
+                if not lo > 0 or hi < lo:
+                    raise UsageError(f"{name}: range {part!r} must satisfy 0 < A <= B")
+                v = lo
+                while v <= hi:
+                    vals.append(v)
+                    v *= 2
+            else:
+                vals.append(parse_number(name, part))
+        out[name] = vals
+    return out
+
+
+# ----------------------------------------------------------------------------------- lookups
+def _model(name: str):
+    from . import registry
+    return registry.get(name)          # ValueError "model: unknown model ...; did you mean ..."
+
+
+def _models(patterns: Sequence[str]) -> list:
+    from . import registry
+    if not patterns:
+        return [registry.get(n) for n in registry.names()]
+    out = []
+    for p in patterns:
+        hits = registry.select([p])
+        if not hits:
+            registry.get(p)            # raises with the nearest names
+        out += [registry.get(n) for n in hits if n not in [m.name for m in out]]
+    return out
+
+
+def _hardware(name: str):
+    from .hardware import get_hardware
+    return get_hardware(name)          # ValueError "hw: unknown hardware ..."
+
+
+def _dtype_bytes(name: str) -> int:
+    from .roofline import dtype_bytes       # the one table of element sizes
+    return dtype_bytes(name)                # ValueError "dtype: unknown dtype ..."
+
+
+def _is_bytes_unit(unit: str) -> bool:
+    return unit in ("B", "bytes", "byte")
+
+
+def _is_elements_unit(unit: str) -> bool:
+    return unit in ("elements", "element")
+
+
+# ----------------------------------------------------------------------------------- computations (glue)
+def _point(model, at: Mapping) -> dict:
+    """The model's full point: ``at`` restricted to its parameters plus its defaults (validated)."""
+    names = {p.name for p in model.params}
+    return model.check_point({k: v for k, v in at.items() if k in names})
+
+
+def _check_names(model, assignments: Mapping, others=()) -> None:
+    known = {p.name for m in (model, *others) for p in m.params}
+    for k in assignments:
+        if k not in known:
+            raise ValueError(f"{k}: not a parameter of {model.name} (parameters: {', '.join(p.name for p in model.params)})")
+
+
+def _roofline(model, point, hw, dtype: str):
+    """The roofline record, or the reason there is none (a model without flops and element counts,
+    or a dtype without a tensor-core peak in the hardware table)."""
+    q = model.all_quantities
+    if not ({"flops", "total"} <= set(q) and _is_elements_unit(model.unit("total"))):
+        return None
+    from .roofline import roofline
+    try:
+        return roofline(model, point, hw, dtype)
+    except ValueError as exc:
+        return f"no roofline: {exc}"
+
+
+def _per_expression(model, text: str):
+    """``--per`` argument -> (label expression, SymPy expression).  ``theta`` / ``leading`` name the
+    model's own Θ class / leading term."""
+    import sympy as sp
+    from sympy.parsing.sympy_parser import (convert_xor, implicit_multiplication, parse_expr,
+                                            standard_transformations)
+
+    key = text.strip().lower()
+    if key == "theta":
+        e = model.theta()
+        return e, e
+    if key == "leading":
+        e = model.leading()
+        return e, e
+    local = {p.name: p for p in model.params}
+    try:
+        e = parse_expr(text, local_dict=local,
+                       transformations=standard_transformations + (implicit_multiplication, convert_xor))
+    except Exception:  # noqa: BLE001  any parse failure is a usage error naming the text
+        raise UsageError(f"per: cannot read {text!r} as an expression") from None
+    e = sp.sympify(e)
+    unknown = sorted(s.name for s in e.free_symbols if s not in local.values())
+    if unknown:
+        raise UsageError(f"per: {unknown[0]} is not a parameter of {model.name} "
+                         f"(parameters: {', '.join(local)})")
+    return e, e
+
+
+def _ratio(a, b):
+    if b == 0:
+        return None
+    r = Fraction(a) / Fraction(b)
+    return r.numerator if r.denominator == 1 else r
+
+
+def _product(vary: Mapping[str, list]) -> list[dict]:
+    points: list[dict] = [{}]
+    for name, values in vary.items():
+        points = [{**p, name: v} for p in points for v in values]
+    return points
+
+
+def sweep_table(model, vary: Mapping[str, list], at: Mapping, quantities: Sequence[str] = (),
+                ratios: Sequence = (), pers: Sequence[str] = (), dtype: str | None = None):
+    """Evaluate ``model`` (and each model in ``ratios``) over the product of ``vary`` at ``at``; return a
+    :class:`Table` of exact values with ratio columns ``MODEL ÷ OTHER`` and ``q ÷ EXPR``."""
+    from .evaluate import compile_exact
+    from .printing.tables import Measure, Table
+
+    _check_names(model, {**vary, **at}, ratios)
+    qs = list(quantities) or list(model.all_quantities)
+    for q in qs:
+        _quantity(model, q)
+    main = qs[0] if quantities else model.main_quantity
+    per_exprs = [_per_expression(model, p) for p in pers]
+    per_fns = [compile_exact(e) for _, e in per_exprs]
+    nbytes = _dtype_bytes(dtype) if dtype else None
+
+    headers: list = list(vary) + qs
+    if nbytes and _is_elements_unit(model.unit(main)):
+        headers.append(f"{main} bytes ({dtype})")
+    for other in ratios:
+        headers += [f"{other.name} {_other_quantity(other, main)}", f"{model.name} ÷ {other.name}"]
+    headers += [(f"{main} ÷ ", e) for e, _ in per_exprs]
+
+    rows = []
+    for vp in _product(vary):
+        full = {**at, **vp}
+        pt = _point(model, full)
+        vals = model.evaluate(**pt)
+        row: list = list(vp.values()) + [vals[q] for q in qs]
+        if nbytes and _is_elements_unit(model.unit(main)):
+            row.append(Measure(vals[main] * nbytes, "B"))
+        for other in ratios:
+            ov = other.evaluate(_other_quantity(other, main), **_point(other, full))
+            row += [ov, _ratio(vals[main], ov)]
+        for fn in per_fns:
+            row.append(_ratio(vals[main], fn(**{n: pt[n] for n in fn.names})))
+        rows.append(tuple(row))
+    fixed = {k: v for k, v in _point(model, {**at, **{k: vs[0] for k, vs in vary.items()}}).items() if k not in vary}
+    caption = f"{model.name}: {', '.join(qs)}"
+    if fixed:
+        caption += " at " + ", ".join(f"{k} = {v}" for k, v in fixed.items())
+    units = sorted({model.unit(q) for q in qs if model.unit(q) and model.unit(q) != "1"})
+    notes = (f"units: {', '.join(f'{q} in {model.unit(q)}' for q in qs if model.unit(q) and model.unit(q) != '1')}",) if units else ()
+    return Table(tuple(headers), tuple(rows), caption=caption, notes=notes)
+
+
+def _quantity(model, q: str) -> str:
+    if q not in model.all_quantities:
+        raise ValueError(f"quantity: {model.name} has no quantity {q!r}; it has {', '.join(model.all_quantities)}")
+    return q
+
+
+def _other_quantity(other, main: str) -> str:
+    return main if main in other.all_quantities else other.main_quantity
+
+
+def values_table(model, point: Mapping, dtype: str):
+    """Exact values of every quantity at ``point``, in human units, and element counts in bytes."""
+    from .printing.tables import Exact, Measure, Table
+
+    nbytes = _dtype_bytes(dtype)
+    vals = model.evaluate(**point)
+    any_elements = any(_is_elements_unit(model.unit(q)) for q in vals)
+    rows = []
+    for q, v in vals.items():
+        unit = model.unit(q)
+        row = [q, Exact(v), "" if unit == "1" else unit]
+        if any_elements:
+            row.append(v * nbytes if _is_elements_unit(unit) else None)
+        if _is_elements_unit(unit):
+            row.append(Measure(v * nbytes, "B"))
+        elif _is_bytes_unit(unit):
+            row.append(Measure(v, "B"))
+        elif unit in ("s", "FLOP") or unit.endswith("/s"):
+            row.append(Measure(v, unit))
+        elif isinstance(v, Fraction):
+            row.append(v)
+        else:
+            row.append(None)
+        rows.append(tuple(row))
+    headers = ("quantity", "exact", "unit") + ((f"bytes ({dtype})",) if any_elements else ()) + ("≈",)
+    return Table(headers, tuple(rows))
+
+
+def roofline_table(rl, hw, dtype: str):
+    """One row: FLOPs, bytes, both times, the roofline time and which side bounds it."""
+    from .printing.tables import Measure, Table
+    return Table(("hardware", "FLOPs", "bytes", "compute time", "memory time", "roofline time", "bound by"),
+                 ((hw.name, rl.flops, Measure(rl.bytes, "B"), Measure(rl.t_compute, "s"), Measure(rl.t_memory, "s"),
+                   Measure(rl.time, "s"), rl.bound),),
+                 caption=f"roofline on {hw.name}, {dtype}: peak {_si(rl.peak, 'FLOP/s')}, "
+                         f"HBM {_si(rl.bandwidth, 'B/s', 4)}, intensity {_si(rl.intensity, 'FLOP/B')}")
+
+
+def _si(x, unit: str, digits: int = 3) -> str:
+    from .printing.human import fmt_si
+    return fmt_si(x, unit, digits)
+
+
+def default_sweep(model):
+    """The sweep a document shows for a model: its first integer parameter at 1/4x..4x its default,
+    the rest at their defaults; ``None`` when the model lacks defaults for every parameter."""
+    names = [p.name for p in model.params]
+    if not names or any(n not in model.defaults for n in names):
+        return None
+    first = next((p for p in model.params if p.is_integer), None)
+    if first is None:
+        return None
+    v0 = int(model.defaults[first.name])
+    values = sorted({max(1, v0 * 2 ** k // 4) for k in range(5)})
+    return {first.name: values}
+
+
+# ----------------------------------------------------------------------------------- commands
+def cmd_list(args, out) -> int:
+    from . import registry
+    rows = registry.summaries()
+    if args.format == "text":
+        width = max((len(n) for n, _ in rows), default=0)
+        for name, summary in rows:
+            out.write(f"{name:<{width}}  {summary}\n")
+        return 0
+    from .printing.tables import Table, render
+    out.write(render(Table(("model", "summary"), tuple(rows)), args.format) + "\n")
+    return 0
+
+
+def cmd_show(args, out) -> int:
+    from .printing.latex import escape, model_to_latex
+    from .printing.tables import render
+    from .printing.text import model_to_text
+
+    at = parse_assignments(args.at)
+    hw = _hardware(args.hw)
+    _dtype_bytes(args.dtype)
+    model = _model(args.model)
+    _check_names(model, at)
+    point = _point(model, at) if args.at else None
+    fmt = args.format
+    parts = []
+    if fmt == "text":
+        parts.append(model_to_text(model, unicode=_unicode_ok(out)))
+    elif fmt == "markdown":
+        parts.append(f"## `{model.name}`\n\n{model.summary}\n\n$$\n{model_to_latex(model, 'aligned')}\n$$")
+    else:
+        parts.append(f"% {model.name}: {escape(model.summary)}\n{model_to_latex(model, 'align*')}")
+    if point is not None:
+        where = ", ".join(f"{k} = {v}" for k, v in point.items())
+        vt = values_table(model, point, args.dtype)
+        vt = type(vt)(vt.headers, vt.rows, caption=f"at {where}")
+        parts.append(render(vt, fmt))
+        rl = _roofline(model, point, hw, args.dtype)
+        if isinstance(rl, str):
+            parts.append(escape(rl) if fmt == "latex" else rl)
+        elif rl is not None:
+            parts.append(render(roofline_table(rl, hw, args.dtype), fmt))
+    out.write("\n\n".join(parts) + "\n")
+    return 0
+
+
+def cmd_table(args, out) -> int:
+    from .printing.tables import render
+
+    vary = parse_vary(args.vary)
+    at = parse_assignments(args.at)
+    model = _model(args.model)
+    others = [_model(n) for n in args.ratio or ()]
+    table = sweep_table(model, vary, at, args.quantity or (), others, args.per or (), args.dtype)
+    out.write(render(table, args.format) + "\n")
+    return 0
+
+
+def cmd_latex(args, out) -> int:
+    from .printing.document import ModelEntry, to_document
+    from .printing.latex import model_to_latex
+    from .printing.tables import render
+
+    vary = parse_vary(args.vary)
+    at = parse_assignments(args.at)
+    models = _models(args.models)
+    entries = []
+    for m in models:
+        tables = []
+        sweep = ({k: v for k, v in vary.items() if k in {p.name for p in m.params}} if vary
+                 else (default_sweep(m) if args.standalone and not args.no_tables else None))
+        if sweep:
+            tables.append(sweep_table(m, sweep, {k: v for k, v in at.items() if k in {p.name for p in m.params}}))
+        entries.append(ModelEntry(m, tuple(tables)))
+    if args.standalone:
+        text = to_document(entries, title=args.title)
+    else:
+        chunks = []
+        for e in entries:
+            chunks.append(f"% {e.model.name}\n{model_to_latex(e.model, 'align')}")
+            chunks += [render(t, "latex") for t in e.tables]
+        text = "\n\n".join(chunks)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    else:
+        out.write(text + "\n")
+    return 0
+
+
+def cmd_plot(args, out) -> int:
+    from .printing import plot as plotting
+
+    vary = parse_vary(args.vary)
+    if len(vary) != 1:
+        raise UsageError("vary: plot takes exactly one --vary NAME=...")
+    (xname, xs), = vary.items()
+    at = parse_assignments(args.at)
+    models = [_model(n) for n in args.models]
+    for m in models:
+        _check_names(m, {xname: 0, **at}, [o for o in models if o is not m])
+    plotting.require_matplotlib()
+    q0 = args.quantity
+    series = []
+    dense = _dense(xs)
+    for m in models:
+        q = q0 or m.main_quantity
+        _quantity(m, q)
+        pts = [_point(m, {**at, xname: x}) for x in dense]
+        ys = [m.evaluate(q, **p) for p in pts]
+        series.append(plotting.Series(f"{m.name}: formula", dense, ys, "line"))
+        lead_fn = _leading_fn(m)
+        if lead_fn is not None and not args.no_leading:
+            series.append(plotting.Series(f"{m.name}: leading term", dense,
+                                          [lead_fn(**{n: p[n] for n in lead_fn.names}) for p in pts], "dashed"))
+        if not args.no_executed:
+            ex = _executed(m, q, xname, xs, at)
+            if ex is not None:
+                series.append(plotting.Series(f"{m.name}: executed", ex[0], ex[1], "points"))
+    unit = models[0].unit(q0 or models[0].main_quantity)
+    fixed = {k: v for k, v in _point(models[0], {**at, xname: xs[0]}).items() if k != xname}
+    title = ", ".join(m.name for m in models)
+    if fixed:
+        title += "\n" + ", ".join(f"{k} = {v}" for k, v in fixed.items())
+    ylabel = f"{q0 or models[0].main_quantity}" + (f" ({unit})" if unit and unit != "1" else "")
+    plotting.plot_series(series, xlabel=xname, ylabel=ylabel, title=title, path=args.output,
+                         loglog=not args.linear)
+    out.write(f"wrote {args.output}\n")
+    return 0
+
+
+def _dense(xs: Sequence) -> list:
+    """The vary values plus geometric in-between points, for a smooth formula curve (integers)."""
+    lo, hi = min(xs), max(xs)
+    if isinstance(lo, Fraction) or isinstance(hi, Fraction) or lo <= 0:
+        return sorted(set(xs))
+    pts = set(xs)
+    if hi > lo:
+        n = 48
+        ratio = (hi / lo) ** (1 / n)
+        pts |= {int(round(lo * ratio ** k)) for k in range(n + 1)}
+    return sorted(p for p in pts if lo <= p <= hi)
+
+
+def _leading_fn(model):
+    from .evaluate import compile_exact
+    try:
+        return compile_exact(model.leading())
+    except Exception:  # noqa: BLE001  a model without a leading term plots without the guide
+        return None
+
+
+def _executed(model, quantity, xname, xs, at):
+    """Executed counts from the verify layer's check of the same name, or ``None`` (with a note on
+    stderr) when there is none or it fails at a point."""
+    try:
+        from verify.registry import select
+    except ImportError:
+        return None
+    checks = [c for c in select(model.name) if c.name == model.name]
+    if not checks:
+        sys.stderr.write(f"note: no executor check named {model.name}; plotting the formula only\n")
+        return None
+    check = checks[0]
+    got_x, got_y = [], []
+    for x in xs:
+        pt = _point(model, {**at, xname: x})
+        try:
+            got = check.execute(pt)
+        except Exception as exc:  # noqa: BLE001
+            sys.stderr.write(f"note: executor failed at {pt}: {type(exc).__name__}: {exc}\n")
+            continue
+        if quantity in got:
+            got_x.append(x)
+            got_y.append(got[quantity])
+    return (got_x, got_y) if got_x else None
+
+
+def _unicode_ok(stream) -> bool:
+    enc = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "")
+    return enc.startswith("utf")
+
+
+# ----------------------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog=_PROG, description="Exact cost formulas of tiled GPU algorithms: print, tabulate, typeset, plot.")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+    sub.required = True
+
+    s = sub.add_parser("list", help="every model with a one-line description")
+    s.add_argument("--format", choices=("text", "markdown", "latex"), default="text")
+    s.set_defaults(run=cmd_list)
+
+    at_help = "parameter values NAME=VALUE (space- or comma-separated; 2**12, 7/10 and 1e-9 are exact)"
+    s = sub.add_parser("show", help="formulas; with --at exact values and the roofline time")
+    s.add_argument("model")
+    s.add_argument("--at", nargs="+", action="extend", metavar="NAME=VALUE", help=at_help)
+    s.add_argument("--dtype", default="fp16", help="element type for bytes and the tensor peak (fp16, bf16, fp8, fp32; default fp16)")
+    s.add_argument("--hw", default="A100", help="hardware for the roofline (default A100)")
+    s.add_argument("--format", choices=("text", "markdown", "latex"), default="text")
+    s.set_defaults(run=cmd_show)
+
+    s = sub.add_parser("table", help="sweep table with ratio columns")
+    s.add_argument("model")
+    s.add_argument("--vary", nargs="+", action="extend", required=True, metavar="NAME=V1,V2|A..B",
+                   help="values to sweep (A..B doubles from A to B); several --vary sweep their product")
+    s.add_argument("--at", nargs="+", action="extend", metavar="NAME=VALUE", help=at_help)
+    s.add_argument("--quantity", "-q", action="append", help="quantities to show (default: all)")
+    s.add_argument("--ratio", action="append", metavar="OTHER", help="add OTHER's value and MODEL ÷ OTHER")
+    s.add_argument("--per", action="append", metavar="EXPR",
+                   help="add the main quantity ÷ EXPR (e.g. 'N^2 d^2/M'; 'theta' = the model's Θ class)")
+    s.add_argument("--dtype", default=None, help="add the main quantity in bytes of this element type")
+    s.add_argument("--format", choices=("text", "markdown", "latex"), default="text")
+    s.set_defaults(run=cmd_table)
+
+    s = sub.add_parser("latex", help="LaTeX align environments; --standalone for a complete document")
+    s.add_argument("models", nargs="*", metavar="MODEL", help="names or glob patterns (default: all)")
+    s.add_argument("--standalone", action="store_true", help="a complete document that compiles as it is")
+    s.add_argument("--vary", nargs="+", action="extend", metavar="NAME=V1,V2|A..B", help="add a sweep table")
+    s.add_argument("--at", nargs="+", action="extend", metavar="NAME=VALUE", help=at_help)
+    s.add_argument("--no-tables", action="store_true", help="no default sweep tables in --standalone")
+    s.add_argument("--title", default="tilebound: cost formulas of tiled GPU algorithms")
+    s.add_argument("-o", "--output", help="write to this file instead of standard output")
+    s.set_defaults(run=cmd_latex)
+
+    s = sub.add_parser("plot", help="formula curve and executed counts, log-log (needs the plot extra)")
+    s.add_argument("models", nargs="+", metavar="MODEL")
+    s.add_argument("--vary", nargs="+", action="extend", required=True, metavar="NAME=V1,V2|A..B")
+    s.add_argument("--at", nargs="+", action="extend", metavar="NAME=VALUE", help=at_help)
+    s.add_argument("--quantity", "-q", default=None, help="quantity to plot (default: each model's main one)")
+    s.add_argument("--no-executed", action="store_true", help="formula only; do not run the executors")
+    s.add_argument("--no-leading", action="store_true", help="omit the dashed leading-term curve")
+    s.add_argument("--linear", action="store_true", help="linear axes instead of log-log")
+    s.add_argument("-o", "--output", required=True, help="image file (.png, .pdf, .svg)")
+    s.set_defaults(run=cmd_plot)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 ok, 2 bad input)."""
+    out = sys.stdout
+    try:
+        args = build_parser().parse_args(argv)
+        return args.run(args, out)
+    except UsageError as exc:
+        sys.stderr.write(f"{_PROG}: {exc}\n")
+        return 2
+    except ValueError as exc:
+        if not _BAD_INPUT.match(str(exc)):  # not the library's "name: problem" convention: a bug, show it
+            raise
+        sys.stderr.write(f"{_PROG}: {exc}\n")
+        return 2
+    except SystemExit as exc:               # --help
+        return exc.code if isinstance(exc.code, int) else 0
+    except BrokenPipeError:                 # `tilebound list | head`: stop quietly
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

@@ -1,0 +1,133 @@
+r"""LaTeX for cost expressions and models: ``\left\lceil \frac{N}{B_c} \right\rceil``, ``\Theta\left(…\right)``.
+
+:class:`TileboundLatexPrinter` subclasses SymPy's ``LatexPrinter`` and overrides only what the
+project's notation needs (``_print_ceiling``, ``_print_floor``, ``_print_Theta``, ``_print_Omega``,
+named symbols from :data:`symbolic.symbols.LATEX_NAMES`); every option is declared in
+``_default_settings`` and an unknown one raises ``TypeError``.  ``to_latex`` returns a string,
+``print_latex`` prints it, ``model_to_latex`` renders a model's sections as an ``align`` (or
+``align*`` / ``aligned``) environment, and :func:`escape` makes any text safe for pdfLaTeX.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+import sympy as sp
+from sympy.printing.latex import LatexPrinter
+
+from ..symbols import LATEX_NAMES
+
+__all__ = ["TileboundLatexPrinter", "to_latex", "print_latex", "model_to_latex", "escape", "ENVIRONMENTS"]
+
+#: environment -> whether it is a display of its own (``align``) or sits inside ``$$…$$`` (``aligned``)
+ENVIRONMENTS = MappingProxyType({"align": True, "align*": True, "aligned": False})
+
+#: relation -> LaTeX
+RELATIONS = MappingProxyType({"=": "=", "~": r"\sim", "in": r"\in", "<=": r"\le", ">=": r"\ge", "<": "<", ">": ">"})
+
+_TEX_SPECIAL = MappingProxyType({
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
+})
+#: non-ASCII characters the project's strings use, as pdfLaTeX-safe markup
+_TEX_UNICODE = MappingProxyType({
+    "×": r"$\times$", "÷": r"$\div$", "·": r"$\cdot$", "µ": r"$\mu$", "μ": r"$\mu$", "≤": r"$\le$",
+    "≥": r"$\ge$", "≠": r"$\ne$", "→": r"$\to$", "←": r"$\leftarrow$", "≈": r"$\approx$", "∈": r"$\in$",
+    "–": "--", "—": "---", "−": "-", "‘": "`", "’": "'", "“": "``", "”": "''", "…": r"\ldots{}",
+    "Θ": r"$\Theta$", "Ω": r"$\Omega$", "Σ": r"$\Sigma$", "√": r"$\surd$", "⌈": r"$\lceil$", "⌉": r"$\rceil$",
+    "⌊": r"$\lfloor$", "⌋": r"$\rfloor$", "²": r"\textsuperscript{2}", "³": r"\textsuperscript{3}",
+    "⁻": r"\textsuperscript{-}", "¹": r"\textsuperscript{1}", "°": r"\textdegree{}", "±": r"$\pm$",
+    "\u00a0": "~", "≲": r"$\lesssim$", "∞": r"$\infty$",
+})
+
+
+def escape(text: str) -> str:
+    """Plain text -> pdfLaTeX-safe text (special characters escaped, known Unicode mapped, any other
+    non-ASCII character written as its code point so the document still compiles)."""
+    out = []
+    for ch in str(text):
+        if ch in _TEX_SPECIAL:
+            out.append(_TEX_SPECIAL[ch])
+        elif ch in _TEX_UNICODE:
+            out.append(_TEX_UNICODE[ch])
+        elif ord(ch) > 127:
+            out.append(f"[U+{ord(ch):04X}]")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+class TileboundLatexPrinter(LatexPrinter):
+    r"""SymPy's LaTeX printer with the project's notation (``\lceil``, ``\Theta``, ``B_r``)."""
+
+    printmethod = "_tilebound_latex"
+    _default_settings = dict(LatexPrinter._default_settings)
+
+    def _print_Symbol(self, expr, style="plain"):
+        if expr in LATEX_NAMES:
+            return LATEX_NAMES[expr]
+        return super()._print_Symbol(expr, style=style)
+
+    def _print_ceiling(self, expr, exp=None):
+        tex = rf"\left\lceil {self._print(expr.args[0])} \right\rceil"
+        return f"{tex}^{{{exp}}}" if exp else tex
+
+    def _print_floor(self, expr, exp=None):
+        tex = rf"\left\lfloor {self._print(expr.args[0])} \right\rfloor"
+        return f"{tex}^{{{exp}}}" if exp else tex
+
+    def _print_Theta(self, expr, exp=None):
+        return rf"\Theta\left({self._print(expr.args[0])}\right)"
+
+    def _print_Omega(self, expr, exp=None):
+        return rf"\Omega\left({self._print(expr.args[0])}\right)"
+
+
+def to_latex(expr, **settings) -> str:
+    """LaTeX of ``expr`` (math mode, no delimiters); settings as SymPy's ``latex()``."""
+    return TileboundLatexPrinter(settings).doprint(sp.sympify(expr))
+
+
+def print_latex(expr, **settings) -> None:
+    print(to_latex(expr, **settings))
+
+
+def _text(s: str) -> str:
+    return rf"\text{{{escape(s)}}}"
+
+
+def _assumptions_tex(assumptions) -> str:
+    return ", ".join(f"{to_latex(a)} {RELATIONS.get(r, r)} {to_latex(b)}" for a, r, b in assumptions)
+
+
+def model_to_latex(model, environment: str = "align") -> str:
+    r"""A model's sections as one ``align`` / ``align*`` / ``aligned`` environment.
+
+    ``align`` and ``align*`` put each section title in an ``\intertext``; ``aligned`` (for
+    ``$$…$$``, as ``Model._repr_latex_`` uses it) puts it on a row of its own.
+    """
+    from .content import model_sections
+
+    if environment not in ENVIRONMENTS:
+        raise ValueError(f"environment: must be one of {', '.join(ENVIRONMENTS)}, got {environment!r}")
+    standalone = ENVIRONMENTS[environment]
+    rows: list[str] = []
+    for sec in model_sections(model):
+        title = escape(sec.title)
+        if sec.notes:
+            title += " (" + "; ".join(escape(n) for n in sec.notes) + ")"
+        cond = _assumptions_tex(sec.assumptions) if sec.assumptions else ""
+        if standalone:
+            rows.append(rf"\intertext{{{title}" + (rf", when ${cond}$" if cond else "") + ":}")
+        else:  # no nested $…$ inside \text: notebooks' MathJax may not read it
+            rows.append(rf"&\text{{{title}" + (rf", when }} {cond}" if cond else "}") + r"\text{:}")
+        for ln in sec.lines:
+            unit = rf" && {_text(ln.unit)}" if ln.unit else ""
+            rows.append(rf"{_text(ln.label)} &{RELATIONS.get(ln.relation, ln.relation)} {to_latex(ln.expr)}{unit}")
+    body = []
+    for i, row in enumerate(rows):
+        nxt = rows[i + 1] if i + 1 < len(rows) else None
+        # \intertext starts its own line: the row before it needs no \\ of its own beyond the usual one
+        body.append(row + (r" \\" if nxt is not None and not row.startswith(r"\intertext") else ""))
+    return f"\\begin{{{environment}}}\n" + "\n".join(body) + f"\n\\end{{{environment}}}"

@@ -1,0 +1,68 @@
+"""Plots of values already computed: a formula as a curve, executed counts as points, log-log.
+
+matplotlib is optional (the ``plot`` extra: ``pip install 'tilebound[plot]'``) and imported only when a
+plot is drawn.  Like every printer this module computes nothing: it receives :class:`Series` of
+numbers (exact ints or Fractions, converted to floats only to place them on the page).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+
+__all__ = ["Series", "plot_series", "require_matplotlib", "STYLES"]
+
+#: series kind -> matplotlib keyword arguments
+STYLES = MappingProxyType({
+    "line": MappingProxyType({"linestyle": "-", "linewidth": 1.8}),
+    "dashed": MappingProxyType({"linestyle": "--", "linewidth": 1.0, "alpha": 0.8}),
+    "points": MappingProxyType({"linestyle": "none", "marker": "o", "markersize": 6, "markerfacecolor": "none"}),
+})
+
+
+@dataclass(frozen=True)
+class Series:
+    label: str
+    xs: tuple
+    ys: tuple
+    kind: str = "line"      # a key of STYLES
+
+
+def require_matplotlib():
+    """The ``matplotlib.pyplot`` module (non-interactive backend), or ``ValueError`` naming ``plot``."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise ValueError("plot: matplotlib is not installed; install the plot extra: "
+                         "pip install 'tilebound[plot]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def plot_series(series, xlabel: str, ylabel: str, title: str, path: str, loglog: bool = True) -> str:
+    """Draw the series into ``path`` (format from its extension) and return ``path``."""
+    plt = require_matplotlib()
+    fig, ax = plt.subplots(figsize=(7, 4.8))
+    colors = {}
+    for s in series:
+        if s.kind not in STYLES:
+            raise ValueError(f"kind: must be one of {', '.join(STYLES)}, got {s.kind!r}")
+        group = s.label.split(":")[0]
+        kw = dict(STYLES[s.kind])
+        if group in colors:
+            kw["color"] = colors[group]
+        (line,) = ax.plot([float(x) for x in s.xs], [float(y) for y in s.ys], label=s.label, **kw)
+        colors.setdefault(group, line.get_color())
+    if loglog:
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

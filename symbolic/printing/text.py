@@ -1,0 +1,205 @@
+"""One-line Unicode printing of cost expressions: ``2·N·⌈N/B_c⌉ + 12·N²·d²/M``, ``Θ(N²·d²/M)``.
+
+:class:`TextPrinter` is a SymPy ``StrPrinter``: it dispatches on the expression's class
+(``_print_ceiling``, ``_print_Pow``, ...), declares its options in ``_default_settings`` (an unknown
+option raises ``TypeError``) and returns strings.  With ``unicode=False`` the same printer writes
+plain ASCII (``ceil(N/B_c)``, ``N^2``) for terminals that cannot show ⌈ ⌉.
+
+``to_text(expr)`` returns the string; ``print_text(expr)`` prints it.  ``model_to_text(model)`` renders
+the sections of :func:`symbolic.printing.content.model_sections`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import sympy as sp
+from sympy.printing.precedence import PRECEDENCE, precedence
+from sympy.printing.str import StrPrinter
+
+__all__ = ["TextPrinter", "to_text", "print_text", "model_to_text", "GLYPHS"]
+
+
+@dataclass(frozen=True)
+class Glyphs:
+    """The characters one output style uses."""
+
+    ceil: tuple
+    floor: tuple
+    mul: str
+    theta: str
+    omega: str
+    sum: str
+    sqrt: str
+    superscripts: bool
+    relations: MappingProxyType
+
+
+_UNICODE_REL = MappingProxyType({"==": "=", "!=": "≠", "<=": "≤", ">=": "≥", "<": "<", ">": ">",
+                                 "=": "=", "in": "∈", "~": "~"})
+_ASCII_REL = MappingProxyType({"==": "=", "!=": "!=", "<=": "<=", ">=": ">=", "<": "<", ">": ">",
+                               "=": "=", "in": "in", "~": "~"})
+
+#: output styles as data: ``GLYPHS[unicode]``
+GLYPHS = MappingProxyType({
+    True: Glyphs(ceil=("⌈", "⌉"), floor=("⌊", "⌋"), mul="·", theta="Θ", omega="Ω", sum="Σ", sqrt="√",
+                 superscripts=True, relations=_UNICODE_REL),
+    False: Glyphs(ceil=("ceil(", ")"), floor=("floor(", ")"), mul="*", theta="Theta", omega="Omega",
+                  sum="Sum", sqrt="sqrt", superscripts=False, relations=_ASCII_REL),
+})
+
+_LABEL_WIDTH = 24   # longer labels go on a line of their own
+_EXPR_WIDTH = 60    # units align after expressions up to this long
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+class TextPrinter(StrPrinter):
+    """Unicode (or ASCII) one-line printer for cost expressions."""
+
+    printmethod = "_tilebound_text"
+    _default_settings = dict(StrPrinter._default_settings, unicode=True)
+
+    @property
+    def glyphs(self) -> Glyphs:
+        return GLYPHS[bool(self._settings["unicode"])]
+
+    # ------------------------------------------------------------------ atoms
+    def _print_Symbol(self, expr):
+        return expr.name
+
+    _print_Dummy = _print_Symbol
+
+    # ------------------------------------------------------------------ rounding
+    def _print_ceiling(self, expr):
+        left, right = self.glyphs.ceil
+        return f"{left}{self._print(expr.args[0])}{right}"
+
+    def _print_floor(self, expr):
+        left, right = self.glyphs.floor
+        return f"{left}{self._print(expr.args[0])}{right}"
+
+    # ------------------------------------------------------------------ products and powers
+    def _print_Pow(self, expr, rational=False):
+        base, exp = expr.base, expr.exp
+        if exp == sp.Rational(1, 2):
+            if base.is_Atom and self.glyphs.superscripts:
+                return f"{self.glyphs.sqrt}{self._print(base)}"
+            return f"{self.glyphs.sqrt}({self._print(base)})"
+        if exp.is_Rational and exp.is_negative:
+            return f"1/{self._print(sp.Pow(base, -exp, evaluate=False))}" if exp != -1 else \
+                f"1/{self.parenthesize(base, PRECEDENCE['Mul'], strict=False)}"
+        b = self.parenthesize(base, PRECEDENCE["Pow"], strict=False)
+        if base.is_Pow or (base.is_Rational and not base.is_Integer) or (base.is_Integer and base < 0):
+            b = f"({self._print(base)})"
+        if exp.is_Integer and self.glyphs.superscripts:
+            return b + str(int(exp)).translate(_SUPERSCRIPT)
+        e = self._print(exp) if exp.is_Atom else f"({self._print(exp)})"
+        return f"{b}^{e}"
+
+    def _print_Mul(self, expr):
+        if expr.could_extract_minus_sign():
+            inner = -expr
+            return "-" + (self.parenthesize(inner, PRECEDENCE["Mul"], strict=True) if inner.is_Add else self._print(inner))
+        numer, denom = [], []
+        for f in expr.as_ordered_factors():
+            if f.is_Rational and not f.is_Integer:
+                if f.p != 1:
+                    numer.append(sp.Integer(f.p))
+                denom.append(sp.Integer(f.q))
+            elif f.is_Pow and f.exp.is_Rational and f.exp.is_negative:
+                denom.append(f.base if f.exp == -1 else sp.Pow(f.base, -f.exp, evaluate=False))
+            else:
+                numer.append(f)
+        mul = self.glyphs.mul
+        num = mul.join(self.parenthesize(a, PRECEDENCE["Mul"], strict=False) for a in numer) or "1"
+        if not denom:
+            return num
+        den = mul.join(self.parenthesize(a, PRECEDENCE["Mul"], strict=False) for a in denom)
+        if len(denom) > 1:
+            den = f"({den})"
+        return f"{num}/{den}"
+
+    # ------------------------------------------------------------------ functions and structure
+    def _print_Min(self, expr):
+        return "min(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_Max(self, expr):
+        return "max(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_Theta(self, expr):
+        return f"{self.glyphs.theta}({self._print(expr.args[0])})"
+
+    def _print_Omega(self, expr):
+        return f"{self.glyphs.omega}({self._print(expr.args[0])})"
+
+    def _print_Relational(self, expr):
+        op = self.glyphs.relations.get(expr.rel_op, expr.rel_op)
+        return f"{self._print(expr.lhs)} {op} {self._print(expr.rhs)}"
+
+    def _print_Sum(self, expr):
+        body = self.parenthesize(expr.function, PRECEDENCE["Mul"], strict=False)
+        limits = ", ".join(f"{self._print(v)}={self._print(lo)}..{self._print(hi)}" for v, lo, hi in expr.limits)
+        return f"{self.glyphs.sum}[{limits}] {body}"
+
+    def _print_Piecewise(self, expr):
+        parts = []
+        for e, c in expr.args:
+            if c is sp.true:
+                parts.append(f"{self._print(e)} otherwise")
+            else:
+                parts.append(f"{self._print(e)} if {self._print(c)}")
+        return "{" + "; ".join(parts) + "}"
+
+    def _print_And(self, expr):
+        return " and ".join(self.parenthesize(a, PRECEDENCE["And"], strict=False) for a in expr.args)
+
+    def _print_Or(self, expr):
+        return " or ".join(self.parenthesize(a, PRECEDENCE["Or"], strict=False) for a in expr.args)
+
+
+def to_text(expr, **settings) -> str:
+    """The one-line string of ``expr`` (settings: ``unicode=True``, ``order=None``)."""
+    return TextPrinter(settings).doprint(sp.sympify(expr))
+
+
+def print_text(expr, **settings) -> None:
+    print(to_text(expr, **settings))
+
+
+def relation_text(rel: str, unicode: bool = True) -> str:
+    return GLYPHS[unicode].relations.get(rel, rel)
+
+
+def model_to_text(model, unicode: bool = True) -> str:
+    """A model's formulas as aligned Unicode lines, section by section."""
+    from .content import model_sections
+
+    lines = [f"{model.name}: {model.summary}"]
+    if model.source:
+        lines.append(f"source: {model.source}")
+    for sec in model_sections(model):
+        lines.append("")
+        head = sec.title
+        if sec.assumptions:
+            conds = ", ".join(f"{to_text(a, unicode=unicode)} {relation_text(r, unicode)} {to_text(b, unicode=unicode)}"
+                              for a, r, b in sec.assumptions)
+            head += f" ({conds})"
+        lines.append(head)
+        width = max((len(ln.label) for ln in sec.lines if len(ln.label) <= _LABEL_WIDTH), default=0)
+        exprs = [to_text(ln.expr, unicode=unicode) for ln in sec.lines]
+        ewidth = max((len(e) for e in exprs if len(e) <= _EXPR_WIDTH), default=0)
+        for ln, e in zip(sec.lines, exprs):
+            unit = f"  [{ln.unit}]" if ln.unit and ln.unit != "1" else ""
+            rel = relation_text(ln.relation, unicode)
+            if len(ln.label) > _LABEL_WIDTH:       # a long name (a lower bound's citation) on its own line
+                lines.append(f"  {ln.label}")
+                lines.append(f"  {'':<{width}} {rel} {e:<{ewidth}}{unit}".rstrip())
+            else:
+                lines.append(f"  {ln.label:<{width}} {rel} {e:<{ewidth}}{unit}".rstrip())
+        for note in sec.notes:
+            lines.append(f"  {note}")
+    for note in getattr(model, "notes", ()) or ():
+        note = str(note)
+        lines.append(note if note.startswith("NOTE") else f"NOTE: {note}")
+    return "\n".join(lines)

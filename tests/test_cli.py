@@ -1,0 +1,242 @@
+"""The command line: output of each subcommand on small models, and one-line exit 2 on bad input.
+
+Expected figures are worked out by hand in the comments (toy models in ``toy_models.py``) or taken
+from ``shared/REFERENCE.md`` §1 (standard attention's closed form).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from symbolic import registry
+from symbolic.cli import main, parse_assignments, parse_vary
+
+from toy_models import halo_brute_force, register_toys
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def toys(monkeypatch):
+    register_toys(monkeypatch)
+
+
+def data_rows(out: str) -> list[list[str]]:
+    """The table rows of a text table (lines starting with a digit), split into cells."""
+    return [ln.split() for ln in out.splitlines() if ln.strip()[:1].isdigit()]
+
+
+def run(capsys, *argv):
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+# ------------------------------------------------------------------------------ argument values
+@pytest.mark.parametrize("items,expected", [
+    (["N=4096", "d=64"], {"N": 4096, "d": 64}),
+    (["N=4_096,d=64"], {"N": 4096, "d": 64}),
+    (["N=2**12"], {"N": 4096}),
+    (["N=2^12"], {"N": 4096}),
+    (["L=7/10"], {"L": Fraction(7, 10)}),
+    (["L=1e-9"], {"L": Fraction(1, 10**9)}),
+    (["L=0.5"], {"L": Fraction(1, 2)}),
+    (["M=1e3"], {"M": 1000}),
+])
+def test_parse_assignments(items, expected):
+    got = parse_assignments(items)
+    assert got == expected and all(type(got[k]) is type(v) for k, v in expected.items())
+
+
+@pytest.mark.parametrize("items,expected", [
+    (["N=512,1024,2048"], {"N": [512, 1024, 2048]}),
+    (["N=512..4096"], {"N": [512, 1024, 2048, 4096]}),
+    (["N=3..20"], {"N": [3, 6, 12]}),
+    (["N=1,2", "d=64"], {"N": [1, 2], "d": [64]}),
+])
+def test_parse_vary(items, expected):
+    assert parse_vary(items) == expected
+
+
+# ------------------------------------------------------------------------------ list
+def test_list_names_every_model(capsys, toys):
+    rc, out, err = run(capsys, "list")
+    assert rc == 0 and err == ""
+    listed = [line.split()[0] for line in out.splitlines()]
+    assert listed == registry.names()
+    assert "toy.halo" in listed
+
+
+# ------------------------------------------------------------------------------ show
+def test_show_formulas_and_values(capsys, toys):
+    rc, out, err = run(capsys, "show", "toy.halo", "--at", "N=100", "B=32")
+    assert rc == 0, err
+    assert "reads  = N + 2·⌈N/B⌉" in out
+    assert "total ∈ Θ(N)" in out
+    # N = 100, B = 32: 4 tiles -> reads 100 + 8 = 108, writes 100, total 208, flops 300; fp16 doubles
+    rows = {ln.split()[0]: ln.split() for ln in out.splitlines() if ln.split()[:1] in (["reads"], ["writes"], ["flops"], ["total"]) and "=" not in ln and "~" not in ln and "∈" not in ln}
+    assert rows["reads"][1:4] == ["108", "elements", "216"]
+    assert rows["writes"][1:4] == ["100", "elements", "200"]
+    assert rows["total"][1:4] == ["208", "elements", "416"]
+    assert rows["flops"][1:3] == ["300", "FLOP"]
+    assert halo_brute_force({"N": 100, "B": 32})["reads"] == 108       # the hand count, checked by brute force
+
+
+def test_show_uses_defaults_and_dtype(capsys, toys):
+    rc, out, _ = run(capsys, "show", "toy.halo", "--at", "N=100", "--dtype", "fp32")   # B defaults to 32
+    assert rc == 0
+    assert "bytes (fp32)" in out
+    rows = {ln.split()[0]: ln.split() for ln in out.splitlines() if ln.split()[:1] == ["total"] and "=" not in ln and "~" not in ln and "∈" not in ln}
+    assert rows["total"][1:4] == ["208", "elements", "832"]
+    assert "no roofline: dtype: no fp32 tensor-core peak" in out
+
+
+@pytest.mark.parametrize("fmt,marker", [("markdown", "$$\n\\begin{aligned}"), ("latex", "\\begin{align*}")])
+def test_show_formats(capsys, toys, fmt, marker):
+    rc, out, _ = run(capsys, "show", "toy.halo", "--at", "N=100", "--format", fmt)
+    assert rc == 0 and marker in out
+    if fmt == "latex":
+        assert out.isascii()
+
+
+# ------------------------------------------------------------------------------ table
+def test_table_ratio_and_per_columns(capsys, toys):
+    rc, out, err = run(capsys, "table", "toy.halo", "--vary", "N=32,100", "--at", "B=32",
+                       "--ratio", "toy.copy", "--per", "N", "--quantity", "total")
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "toy.halo: total at B = 32"
+    header = lines[1].split()
+    assert header == ["N", "total", "toy.copy", "total", "toy.halo", "÷", "toy.copy", "total", "÷", "N"]
+    # N = 32: total = 64 + 2 = 66, copy 64, 66/64 = 1.03, 66/32 = 2.06
+    # N = 100: total = 200 + 8 = 208, copy 200, 208/200 = 1.04, 208/100 = 2.08
+    assert data_rows(out) == [["32", "66", "64", "1.03", "2.06"], ["100", "208", "200", "1.04", "2.08"]]
+
+
+def test_table_per_theta_gives_the_constant(capsys, toys):
+    # total / Θ-class N -> 2 + 2⌈N/B⌉/N: N = 1024, B = 32 -> 2 + 64/1024 = 2.0625 -> "2.06"
+    rc, out, _ = run(capsys, "table", "toy.halo", "--vary", "N=1024", "--per", "theta", "-q", "total")
+    assert rc == 0
+    assert data_rows(out) == [["1,024", "2,112", "2.06"]]
+
+
+def test_table_dtype_adds_bytes(capsys, toys):
+    rc, out, _ = run(capsys, "table", "toy.halo", "--vary", "N=100", "--dtype", "fp16", "-q", "total")
+    assert rc == 0 and "416 B" in out
+
+
+def test_table_markdown_and_latex(capsys, toys):
+    rc, md, _ = run(capsys, "table", "toy.halo", "--vary", "N=100", "--format", "markdown")
+    assert rc == 0 and md.splitlines()[2].startswith("|")
+    rc, tex, _ = run(capsys, "table", "toy.halo", "--vary", "N=100", "--format", "latex")
+    assert rc == 0 and r"\toprule" in tex and r"\bottomrule" in tex
+
+
+def test_table_standard_attention_matches_reference(capsys):
+    """REFERENCE.md §1: standard forward reads N d + Nk d + 2 N Nk + Nk d, writes 2 N Nk + N d."""
+    if "attention.standard.fwd" not in registry.names():
+        pytest.skip("attention family not present")
+    rc, out, _ = run(capsys, "table", "attention.standard.fwd", "--vary", "N=512,1024", "--at", "N_k=1024", "d=64",
+                     "-q", "total")
+    assert rc == 0
+    rows = data_rows(out)
+    assert len(rows) == 2
+    for row, n in zip(rows, (512, 1024)):
+        nk, d = 1024, 64
+        total = n * d + nk * d + 2 * n * nk + nk * d + 2 * n * nk + n * d
+        assert row == [f"{n:,}", f"{total:,}"]
+
+
+# ------------------------------------------------------------------------------ latex
+def test_latex_fragment(capsys, toys):
+    rc, out, _ = run(capsys, "latex", "toy.halo")
+    assert rc == 0
+    assert out.startswith("% toy.halo\n\\begin{align}")
+    assert r"\left\lceil \frac{N}{B} \right\rceil" in out
+    assert r"\Theta\left(N\right)" in out
+
+
+def test_latex_fragment_with_sweep_table(capsys, toys):
+    rc, out, _ = run(capsys, "latex", "toy.halo", "--vary", "N=64,128")
+    assert rc == 0 and r"\begin{tabular}" in out and r"\toprule" in out
+
+
+def test_latex_standalone_to_file(capsys, toys, tmp_path):
+    path = tmp_path / "notes.tex"
+    rc, out, _ = run(capsys, "latex", "toy.*", "--standalone", "--vary", "N=64,128", "-o", str(path))
+    assert rc == 0 and out == ""
+    tex = path.read_text()
+    assert tex.startswith("\\documentclass") and tex.rstrip().endswith("\\end{document}")
+    assert tex.isascii()
+    assert tex.count("\\section{") == 2                              # toy.halo and toy.copy
+    assert tex.count("\\begin{tabular}") == 2                       # one sweep table per model
+
+
+# ------------------------------------------------------------------------------ plot
+def test_plot_writes_png_with_executed_points(capsys, toys, tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    import verify.registry
+    from verify.core import Check
+
+    fake = Check("toy.halo", formula=lambda p: {}, execute=halo_brute_force, grid=lambda full: [])
+    monkeypatch.setattr(verify.registry, "select", lambda pattern: [fake])
+    from symbolic import cli
+    ex = cli._executed(registry.get("toy.halo"), "total", "N", [32, 100], {"B": 32})
+    assert ex == ([32, 100], [66, 208])
+    out_png = tmp_path / "halo.png"
+    rc, out, err = run(capsys, "plot", "toy.halo", "toy.copy", "--vary", "N=32..1024", "-o", str(out_png))
+    assert rc == 0, err
+    assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# ------------------------------------------------------------------------------ bad input: exit 2, one line
+BAD = [
+    (("show", "attention.fa1.fwd.papr"), "model: unknown model"),
+    (("show", "toy.hallo"), "did you mean toy.halo"),
+    (("show", "toy.halo", "--hw", "Z80"), "hw: unknown hardware 'Z80'"),
+    (("show", "toy.halo", "--at", "N4096"), "at: expected NAME=VALUE, got 'N4096'"),
+    (("show", "toy.halo", "--at", "N=abc"), "N: expected a number, got 'abc'"),
+    (("show", "toy.halo", "--at", "X=3"), "X: not a parameter of toy.halo"),
+    (("show", "toy.halo", "--at", "N=0"), "N: must be >= 1, got 0"),
+    (("show", "toy.halo", "--at", "N=1/2"), "N: must be an integer"),
+    (("show", "toy.halo", "--dtype", "fp12"), "dtype: unknown dtype 'fp12'"),
+    (("table", "toy.halo", "--vary", "N"), "vary: expected NAME=V1,V2"),
+    (("table", "toy.halo", "--vary", "N=8..4"), "N: range '8..4'"),
+    (("table", "toy.halo", "--vary", "N=8", "--per", "x**2"), "per: x is not a parameter of toy.halo"),
+    (("table", "toy.halo", "--vary", "N=8", "--per", "N+("), "per: cannot read 'N+('"),
+    (("table", "toy.halo", "--vary", "N=8", "-q", "bytes"), "quantity: toy.halo has no quantity 'bytes'"),
+    (("table", "toy.halo", "--vary", "N=8", "--ratio", "toy.cpy"), "model: unknown model 'toy.cpy'"),
+    (("table", "toy.halo"), "the following arguments are required: --vary"),
+    (("frobnicate",), "invalid choice: 'frobnicate'"),
+    (("latex", "nothing.like.this"), "model: unknown model"),
+]
+
+
+@pytest.mark.parametrize("argv,message", BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_input_exits_2_with_one_line(capsys, toys, argv, message):
+    rc, out, err = run(capsys, *argv)
+    assert rc == 2
+    assert err.count("\n") == 1 and err.startswith("tilebound: "), err
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_python_dash_m_subprocess():
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
+    ok = subprocess.run([sys.executable, "-m", "symbolic", "list"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert ok.returncode == 0 and ok.stdout.strip()
+    bad = subprocess.run([sys.executable, "-m", "symbolic", "show", "no.such.model"], cwd=ROOT, env=env,
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+
+
+def test_help_exits_0(capsys):
+    rc, out, _ = run(capsys, "--help")
+    assert rc == 0 and "show" in out and "table" in out

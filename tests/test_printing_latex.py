@@ -1,0 +1,94 @@
+"""Golden tests for the LaTeX printer, text escaping and model environments (written by hand)."""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from symbolic.printing.latex import TileboundLatexPrinter, escape, model_to_latex, to_latex
+from symbolic.printing.notation import Omega, Theta
+from symbolic.symbols import Bc, Br, M, N, Nk, d
+
+from toy_models import halo_model
+
+CASES = [
+    (sp.ceiling(N / Bc), r"\left\lceil \frac{N}{B_c} \right\rceil"),
+    (sp.floor(N / 2), r"\left\lfloor \frac{N}{2} \right\rfloor"),
+    (12 * N**2 * d**2 / M, r"\frac{12 N^{2} d^{2}}{M}"),
+    (Theta(N**2 * d**2 / M), r"\Theta\left(\frac{N^{2} d^{2}}{M}\right)"),
+    (Omega(N * d), r"\Omega\left(N d\right)"),
+    (Nk * d, r"N_k d"),
+    (Br * Bc, r"B_c B_r"),
+    (sp.Min(Bc, d), r"\min\left(B_c, d\right)"),
+    (2 * N * d * sp.ceiling(Nk / Bc), r"2 N d \left\lceil \frac{N_k}{B_c} \right\rceil"),
+    (sp.ceiling(M / (4 * d)), r"\left\lceil \frac{M}{4 d} \right\rceil"),
+    (sp.ceiling(N / Br) ** 2, r"\left\lceil \frac{N}{B_r} \right\rceil^{2}"),
+]
+
+
+@pytest.mark.parametrize("expr,latex", CASES, ids=[c[1] for c in CASES])
+def test_golden(expr, latex):
+    assert to_latex(expr) == latex
+
+
+ESCAPES = [
+    ("a_b & 50%", r"a\_b \& 50\%"),
+    ("N×N", r"N$\times$N"),
+    ("4.56 µs", r"4.56 $\mu$s"),
+    ("{x}", r"\{x\}"),
+    ("a->b", r"a-\textgreater{}b"),
+    ("Θ(N²)", r"$\Theta$(N\textsuperscript{2})"),
+    ("漢", "[U+6F22]"),
+]
+
+
+@pytest.mark.parametrize("text,tex", ESCAPES)
+def test_escape(text, tex):
+    assert escape(text) == tex
+    assert escape(text).isascii()
+
+
+def test_unknown_setting_raises():
+    with pytest.raises(TypeError):
+        to_latex(N, colour="red")
+    assert "mul_symbol" in TileboundLatexPrinter._default_settings
+
+
+def test_unknown_environment_names_the_parameter():
+    with pytest.raises(ValueError, match="^environment: "):
+        model_to_latex(halo_model(), environment="equation")
+
+
+def test_model_align():
+    expected = r"""\begin{align}
+\intertext{exact:}
+\text{reads} &= N + 2 \left\lceil \frac{N}{B} \right\rceil && \text{elements} \\
+\text{writes} &= N && \text{elements} \\
+\text{flops} &= 3 N && \text{FLOP} \\
+\text{total} &= 2 N + 2 \left\lceil \frac{N}{B} \right\rceil && \text{elements} \\
+\intertext{when the blocks divide the sizes, when $N = B t$:}
+\text{reads} &= N \left(1 + \frac{2}{B}\right) && \text{elements} \\
+\text{writes} &= N && \text{elements} \\
+\text{flops} &= 3 N && \text{FLOP} \\
+\text{total} &= 2 N \left(1 + \frac{1}{B}\right) && \text{elements} \\
+\intertext{asymptotics of total, when $B \le N$:}
+\text{total} &\sim 2 N && \text{elements} \\
+\text{total} &\in \Theta\left(N\right) \\
+\intertext{lower bounds:}
+\text{compulsory} &= 2 N && \text{elements}
+\end{align}"""
+    assert model_to_latex(halo_model(), "align") == expected
+
+
+def test_model_aligned_for_notebooks():
+    tex = halo_model()._repr_latex_()
+    assert tex.startswith("$$\\begin{aligned}\n") and tex.endswith("\\end{aligned}$$")
+    assert r"\intertext" not in tex                      # not allowed inside aligned
+    assert r"&\text{asymptotics of total, when } B \le N\text{:} \\" in tex
+    assert r"\text{total} &\in \Theta\left(N\right) \\" in tex
+
+
+def test_underscored_quantity_names_are_escaped():
+    from symbolic.model import Model
+    m = Model(name="toy.q", summary="s", quantities={"t_compute": N}, params=(N,))
+    assert r"\text{t\_compute} &= N" in model_to_latex(m)

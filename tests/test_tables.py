@@ -1,0 +1,91 @@
+"""The one table renderer: golden output per target, and cell formatting (written by hand)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+
+from symbolic.printing.tables import Exact, Measure, Table, format_cell, render
+from symbolic.symbols import M, N, d
+
+TABLE = Table(("N", "total", "name"), ((512, 12345678, "a_b"), (1024, 3, "x|y")))
+
+
+def _lines(s: str) -> list[str]:
+    return [ln.rstrip() for ln in s.splitlines()]
+
+
+def test_text():
+    assert _lines(render(TABLE, "text")) == [
+        "    N       total  name",
+        "-----  ----------  ------",
+        "  512  12,345,678  a_b",
+        "1,024           3  x|y",
+    ]
+
+
+def test_markdown():
+    assert _lines(render(TABLE, "markdown")) == [
+        "|     N |      total | name   |",
+        "|-------|------------|--------|",
+        "|   512 | 12,345,678 | a_b    |",
+        "| 1,024 |          3 | x\\|y   |",
+    ]
+
+
+def test_latex_booktabs():
+    got = " ".join(render(TABLE, "latex").split())
+    assert got == (r"\begin{table}[htbp] \centering \begin{tabular}{rrl} \toprule N & total & name \\ \midrule "
+                   r"512 & 12,345,678 & a\_b \\ 1,024 & 3 & x\textbar{}y \\ \bottomrule \end{tabular} \end{table}")
+
+
+def test_caption_and_notes():
+    t = Table(("N",), ((1,),), caption="IO vs N", notes=("counts in elements",))
+    assert render(t, "text").splitlines()[0] == "IO vs N"
+    assert render(t, "markdown").startswith("**IO vs N**\n")
+    assert render(t, "text").endswith("counts in elements")
+    tex = render(t, "latex")
+    assert r"\caption{IO vs N}" in tex and r"{\footnotesize counts in elements}" in tex
+
+
+def test_unknown_target_names_the_parameter():
+    with pytest.raises(ValueError, match="^format: "):
+        render(TABLE, "html")
+
+
+CELLS = [
+    (12320768, "text", "12,320,768"),
+    (sp.Integer(4096), "text", "4,096"),
+    (Fraction(25, 2), "text", "12.5"),
+    (Fraction(1, 3), "text", "0.333"),
+    (Fraction(7, 10**7), "text", "7.00e-07"),
+    (Fraction(4, 2), "text", "2"),
+    (Exact(Fraction(253, 2500000)), "text", "253/2500000"),
+    (Exact(35307520), "text", "35,307,520"),
+    (Measure(24641536, "B"), "text", "24.6 MB"),
+    (Measure(Fraction(1, 1000), "s"), "text", "1 ms"),
+    (Measure(Fraction(101, 10**6), "s"), "latex", r"101 $\mu$s"),
+    (Measure(4294967296, "FLOP"), "text", "4.29 GFLOP"),
+    (Measure(312 * 10**12, "FLOP/s"), "text", "312 TFLOP/s"),
+    (Measure(7, "warps"), "text", "7 warps"),
+    (N**2 * d**2 / M, "text", "N²·d²/M"),
+    (N**2 * d**2 / M, "markdown", "N²·d²/M"),
+    (N**2 * d**2 / M, "latex", r"$\frac{N^{2} d^{2}}{M}$"),
+    (("÷ ", N), "text", "÷ N"),
+    (("÷ ", N), "latex", r"$\div$ $N$"),
+    ("a_b", "latex", r"a\_b"),
+    ("x|y", "markdown", r"x\|y"),
+    (None, "text", ""),
+]
+
+
+@pytest.mark.parametrize("value,target,expected", CELLS)
+def test_format_cell(value, target, expected):
+    assert format_cell(value, target) == expected
+
+
+def test_numbers_right_text_left():
+    tex = render(Table(("a", "b", "c"), ((1, "x", Measure(1, "B")), (None, "y", Fraction(1, 2)))), "latex")
+    assert r"\begin{tabular}{rlr}" in tex

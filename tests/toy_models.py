@@ -1,0 +1,52 @@
+"""Small models for the printer and CLI tests, independent of the attention/latency/GEMM families.
+
+``toy.halo``: a 1-D three-point stencil over ``N`` elements in tiles of ``B``: each tile loads its ``B``
+elements (the last one fewer) plus one halo element on each side, so reads = N + 2⌈N/B⌉ (a halo
+element past either end is loaded as padding - a toy convention), writes = N, flops = 3N.
+``toy.copy``: reads = writes = N.  ``halo_brute_force`` counts the same loop element by element.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from symbolic.asymptotics import Regime
+from symbolic.model import Model
+from symbolic.symbols import N
+
+# plain SymPy symbols (not interned by symbolic.symbols.sym, where another family may own the names)
+B = sp.Symbol("B", integer=True, positive=True)
+t = sp.Symbol("t", integer=True, positive=True)
+
+
+def halo_model() -> Model:
+    return Model(name="toy.halo", summary="1-D stencil in tiles of B with a one-element halo each side",
+                 quantities={"reads": N + 2 * sp.ceiling(N / B), "writes": N, "flops": 3 * N},
+                 params=(N, B), divisible_subs={N: B * t}, regime=Regime("B <= N", le=((B, N),)),
+                 lower_bounds={"compulsory": 2 * N}, defaults={"B": 32}, source="test toy")
+
+
+def copy_model() -> Model:
+    return Model(name="toy.copy", summary="copy N elements", quantities={"reads": N, "writes": N, "flops": sp.Integer(0)},
+                 params=(N,), source="test toy")
+
+
+def halo_brute_force(point) -> dict:
+    """Walk the tiles and count each element loaded and stored (the executor the plot test uses)."""
+    n, b = point["N"], point["B"]
+    reads = writes = 0
+    for start in range(0, n, b):
+        stop = min(start + b, n)
+        reads += (stop - start) + 2          # the tile and its two halo elements
+        writes += stop - start
+    return {"reads": reads, "writes": writes, "total": reads + writes, "flops": 3 * n}
+
+
+def register_toys(monkeypatch) -> None:
+    """Put the toys into the model registry for one test (monkeypatch removes them afterwards)."""
+    from symbolic import registry
+    registry._load_families()
+    monkeypatch.setattr(registry, "_FACTORIES", {**registry._FACTORIES,
+                                                 "toy.halo": ("toy: 1-D stencil with a halo", halo_model),
+                                                 "toy.copy": ("toy: copy", copy_model)})
+    monkeypatch.setattr(registry, "_BUILT", {k: v for k, v in registry._BUILT.items() if not k.startswith("toy.")})
