@@ -60,7 +60,37 @@ class Tally:
 def _shape_of(x):
     if isinstance(x, Phantom):
         return x.shape
+    if isinstance(x, (int, float)):
+        return ()
     return np.shape(x)
+
+
+_BROADCAST_CACHE: dict = {}
+
+
+def _broadcast(*shapes):
+    """``np.broadcast_shapes`` in pure Python, memoised (the hot path of count-only runs)."""
+    hit = _BROADCAST_CACHE.get(shapes)
+    if hit is not None:
+        return hit
+    if len(_BROADCAST_CACHE) > 4096:
+        _BROADCAST_CACHE.clear()
+    _BROADCAST_CACHE[shapes] = out = _broadcast_uncached(shapes)
+    return out
+
+
+def _broadcast_uncached(shapes):
+    n = max(len(s) for s in shapes)
+    out = [1] * n
+    for s in shapes:
+        off = n - len(s)
+        for k, v in enumerate(s):
+            o = out[off + k]
+            if o == 1:
+                out[off + k] = v
+            elif v != 1 and v != o:
+                raise ValueError(f"shapes {shapes} do not broadcast")
+    return tuple(out)
 
 
 class Phantom:
@@ -70,7 +100,7 @@ class Phantom:
     __array_priority__ = 1000
 
     def __init__(self, shape):
-        self.shape = tuple(int(s) for s in shape)
+        self.shape = shape if type(shape) is tuple else tuple(int(s) for s in shape)
 
     # --- basic attributes
     @property
@@ -95,6 +125,12 @@ class Phantom:
         return f"Phantom{self.shape}"
 
     def __getitem__(self, idx):
+        if type(idx) is tuple and len(idx) == 2 and len(self.shape) == 1:
+            a, b = idx
+            if b is None and a == slice(None):          # x[:, None]
+                return Phantom((self.shape[0], 1))
+            if a is None and b == slice(None):          # x[None, :]
+                return Phantom((1, self.shape[0]))
         return Phantom(np.broadcast_to(np.empty((), np.int8), self.shape)[idx].shape)
 
     def reshape(self, *shape):
@@ -120,7 +156,10 @@ class Phantom:
 
     # --- arithmetic: broadcast shapes
     def _bin(self, other):
-        return Phantom(np.broadcast_shapes(self.shape, _shape_of(other)))
+        o = _shape_of(other)
+        if o == self.shape or o == ():
+            return Phantom(self.shape)
+        return Phantom(_broadcast(self.shape, o))
 
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _bin
     __truediv__ = __rtruediv__ = __pow__ = __lt__ = __le__ = __gt__ = __ge__ = _bin
@@ -138,7 +177,7 @@ class Phantom:
     # --- NumPy protocols
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if method == "__call__":
-            shape = np.broadcast_shapes(*(_shape_of(x) for x in inputs))
+            shape = _broadcast(*(_shape_of(x) for x in inputs))
             out = Phantom(shape)
             return (out,) * ufunc.nout if ufunc.nout > 1 else out
         if method == "reduce":
@@ -148,7 +187,7 @@ class Phantom:
     def __array_function__(self, func, types, args, kwargs):
         name = func.__name__
         if name == "where":
-            return Phantom(np.broadcast_shapes(*(_shape_of(a) for a in args)))
+            return Phantom(_broadcast(*(_shape_of(a) for a in args)))
         if name in ("sum", "max", "amax", "min", "amin", "mean"):
             return Phantom(_shape_of(args[0]))._reduce(kwargs.get("axis", args[1] if len(args) > 1 else None),
                                                         kwargs.get("keepdims", False))
@@ -239,7 +278,11 @@ class GlobalMemory:
         t.bytes_read += n * a.itemsize
         t.by_array[a.name][0] += n
         if self.real:
-            return a.data[idx].copy()
+            # A read-only view: executors never modify a tile in place (stores replace whole tiles),
+            # so the view behaves as the on-chip copy would, without the cost of copying.
+            view = a.data[idx]
+            view.flags.writeable = False if view.base is not None else view.flags.writeable
+            return view
         return Phantom(shape)
 
     def store(self, a: HBMArray, idx, tile) -> None:

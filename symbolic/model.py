@@ -40,7 +40,9 @@ class Model:
     with ``domains`` giving each one's least value (default 1).  ``divisible_subs`` states the
     divisibility assumption as substitutions ``{N: B_r*t_r, ...}`` with fresh positive-integer
     symbols; ``regime`` the asymptotic assumptions; ``lower_bounds`` named expressions (exact
-    counts, or Ω classes whose constant is unknown - say which in the name).
+    counts, or Ω classes whose constant is unknown - say which in the name).  A family may instead
+    give ``divisible_forms`` it derived from the loop structure under the assumption stated in
+    ``divisible_note`` (for causal sums, where substitution alone cannot drop the ``Min``).
     """
 
     name: str
@@ -50,6 +52,8 @@ class Model:
     units: Mapping[str, str] = field(default_factory=dict)
     domains: Mapping[sp.Symbol, int] = field(default_factory=dict)
     divisible_subs: Mapping[sp.Symbol, sp.Expr] = field(default_factory=dict)
+    divisible_forms: Mapping[str, sp.Expr] = field(default_factory=dict)
+    divisible_note: str = ""
     regime: Regime = UNRESTRICTED
     asymptotic_quantity: Optional[str] = None
     lower_bounds: Mapping[str, sp.Expr] = field(default_factory=dict)
@@ -90,6 +94,11 @@ class Model:
 
     @cached_property
     def _divisible(self) -> dict[str, sp.Expr]:
+        if self.divisible_forms:   # derived by the family from its loop structure under the assumption
+            forms = dict(self.divisible_forms)
+            if "reads" in forms and "writes" in forms and "total" not in forms:
+                forms["total"] = forms["reads"] + forms["writes"]
+            return {k: sp.factor_terms(sp.expand(sp.simplify(sp.sympify(v).doit()))) for k, v in forms.items()}
         if not self.divisible_subs:
             return {k: sp.simplify(v) for k, v in self.all_quantities.items()}
         fwd = dict(self.divisible_subs)

@@ -1,0 +1,390 @@
+"""Attention executors: standard attention and FlashAttention, run tile by tile on a counted global memory.
+
+Counting conventions are those of ``shared/REFERENCE.md`` §1 (the course's), in elements:
+
+* **Standard forward** - three kernels, each reading its operands once and writing its result once:
+  ``S = Q K^T / sqrt(d)``; ``P = softmax(S)`` (the causal mask is applied here: the standard kernels
+  move the whole ``N x Nk`` matrices, causal or not); ``O = P V``.
+* **Standard backward** from ``(Q, K, V, P, dO)``: ``dV = P^T dO``; ``dP = dO V^T``;
+  ``dS = P * (dP - rowsum(P * dP))``; ``dQ = dS K / sqrt(d)``; ``dK = dS^T Q / sqrt(d)``.
+* **FlashAttention forward, order ``fa1``** - Algorithm 1 of Dao et al. 2022 (arXiv 2205.14135)
+  counted literally: line 2 initialises ``O, l, m`` in HBM; line 5 loads ``K_j, V_j`` (outer loop
+  over key blocks); line 8 loads ``Q_i, O_i, l_i, m_i``; lines 12-13 write ``O_i, l_i, m_i``.
+* **FlashAttention forward, order ``fa2``** - FlashAttention-2 (arXiv 2307.08691, Algorithm 1):
+  outer loop over query blocks; ``Q_i`` loaded once, ``K_j, V_j`` for every key block visited,
+  ``O_i`` and the log-sum-exp ``L_i`` written once.
+* **FlashAttention backward** (FlashAttention-2 style, Algorithm 2): ``D = rowsum(dO * O)``
+  (reads ``dO, O``, writes ``D``); ``dQ`` initialised in HBM; outer loop over key blocks loads
+  ``K_j, V_j``; the inner loop over visible query blocks loads ``Q_i, dO_i, dQ_i, L_i, D_i`` and
+  writes ``dQ_i``; after it ``dK_j, dV_j`` are written.
+
+Causal masks: query row ``r`` sits at position ``Nk - N + r`` and sees keys ``0 .. Nk - N + r``.
+A block masked entirely is skipped (no loads, no FLOPs); a block the diagonal crosses is loaded
+whole.  Partial last blocks move only the rows they hold.  FLOPs are matrix-multiply FLOPs only
+(``2 m n k`` each), counted per block actually computed.
+
+Every function runs in real mode (NumPy arrays in, outputs and a :class:`~numeric.memory.Tally` out)
+or, through the ``count_*`` wrappers, in shape-only mode (sizes in, the same Tally, no arithmetic).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from .memory import GlobalMemory, Phantom, Tally, is_phantom
+
+__all__ = [
+    "ORDERS", "flash_forward", "flash_backward", "standard_forward", "standard_backward",
+    "count_flash_forward", "count_flash_backward", "count_standard_forward", "count_standard_backward",
+    "reference_attention", "reference_attention_grads", "visible", "first_visible_query_block",
+]
+
+ORDERS = ("fa1", "fa2")
+
+
+class Forward(NamedTuple):
+    O: object
+    aux: object      # P for standard attention, the log-sum-exp L for FlashAttention
+    tally: Tally
+
+
+class Backward(NamedTuple):
+    dQ: object
+    dK: object
+    dV: object
+    tally: Tally
+
+
+# ------------------------------------------------------------------------------------- validation
+def _positive_int(name, v):
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise ValueError(f"{name}: must be a positive integer, got {v!r}")
+    if v < 1:
+        raise ValueError(f"{name}: must be >= 1, got {v}")
+    return int(v)
+
+
+def _shapes(Q, K, V, causal):
+    qs, ks, vs = (tuple(np.shape(x)) if not isinstance(x, tuple) else x for x in (Q, K, V))
+    for name, s in (("Q", qs), ("K", ks), ("V", vs)):
+        if len(s) != 2:
+            raise ValueError(f"{name}: must be 2-D (rows, d), got shape {s}")
+        if s[0] < 1 or s[1] < 1:
+            raise ValueError(f"{name}: sizes must be >= 1, got shape {s}")
+    if ks[1] != qs[1]:
+        raise ValueError(f"K: head dimension {ks[1]} does not match Q's {qs[1]}")
+    if vs != ks:
+        raise ValueError(f"V: shape {vs} does not match K's {ks}")
+    N, d = qs
+    Nk = ks[0]
+    if causal and Nk < N:
+        raise ValueError(f"Nk: causal attention needs Nk >= N (query i sits at position Nk - N + i), got Nk={Nk} < N={N}")
+    return N, Nk, d
+
+
+def _check_order(order):
+    if order not in ORDERS:
+        raise ValueError(f"order: must be one of {', '.join(ORDERS)}, got {order!r}")
+
+
+# ------------------------------------------------------------------------------------- causal geometry
+def first_visible_query_block(j, N, Nk, Br, Bc):
+    """Index of the first query block that sees any key of key block ``j`` (causal).
+
+    Block (i, j) is visible iff its smallest key ``j Bc`` <= its largest position
+    ``Nk - N + min((i+1) Br, N) - 1``; the least such i is ``max(0, floor((j Bc - Nk + N) / Br))``."""
+    return max(0, (j * Bc - Nk + N) // Br)
+
+
+def visible(i, j, N, Nk, Br, Bc, causal):
+    """Block (i, j) has at least one unmasked element."""
+    return (not causal) or i >= first_visible_query_block(j, N, Nk, Br, Bc)
+
+
+def _crosses(i, j, N, Nk, Br, Bc):
+    """Some element of block (i, j) is masked: largest key > smallest position."""
+    return min((j + 1) * Bc, Nk) - 1 > Nk - N + i * Br
+
+
+def _mask(S, i, j, N, Nk, Br, Bc):
+    """Set masked scores of a diagonal block to -inf (positions from row/column indices)."""
+    if is_phantom(S):
+        return S
+    r0, c0 = i * Br, j * Bc
+    pos = (Nk - N + r0) + np.arange(S.shape[0])[:, None]
+    key = c0 + np.arange(S.shape[1])[None, :]
+    return np.where(key <= pos, S, -np.inf)
+
+
+# ------------------------------------------------------------------------------------- standard
+def _standard_forward(mem, Qa, Ka, Va, N, Nk, d, causal):
+    scale = 1.0 / math.sqrt(d)
+    Sa = mem.empty("S", (N, Nk))
+    Pa = mem.empty("P", (N, Nk))
+    Oa = mem.empty("O", (N, d))
+    # kernel 1: S = Q K^T / sqrt(d)
+    Q, K = mem.load(Qa), mem.load(Ka)
+    mem.store(Sa, slice(None), mem.matmul(Q, K.T) * scale)
+    # kernel 2: P = softmax(S) (mask applied here)
+    S = mem.load(Sa)
+    if causal:
+        S = _mask(S, 0, 0, N, Nk, N, Nk)
+    e = np.exp(S - S.max(axis=1, keepdims=True))
+    mem.store(Pa, slice(None), e / e.sum(axis=1, keepdims=True))
+    # kernel 3: O = P V
+    P, V = mem.load(Pa), mem.load(Va)
+    mem.store(Oa, slice(None), mem.matmul(P, V))
+    return Forward(mem.result(Oa), mem.result(Pa), mem.tally)
+
+
+def _standard_backward(mem, Qa, Ka, Va, Pa, dOa, N, Nk, d):
+    scale = 1.0 / math.sqrt(d)
+    dVa, dPa, dSa = mem.empty("dV", (Nk, d)), mem.empty("dP", (N, Nk)), mem.empty("dS", (N, Nk))
+    dQa, dKa = mem.empty("dQ", (N, d)), mem.empty("dK", (Nk, d))
+    P, dO = mem.load(Pa), mem.load(dOa)                       # dV = P^T dO
+    mem.store(dVa, slice(None), mem.matmul(P.T, dO))
+    dO, V = mem.load(dOa), mem.load(Va)                       # dP = dO V^T
+    mem.store(dPa, slice(None), mem.matmul(dO, V.T))
+    P, dP = mem.load(Pa), mem.load(dPa)                       # dS = P * (dP - rowsum(P * dP))
+    mem.store(dSa, slice(None), P * (dP - (P * dP).sum(axis=1, keepdims=True)))
+    dS, K = mem.load(dSa), mem.load(Ka)                       # dQ = dS K / sqrt(d)
+    mem.store(dQa, slice(None), mem.matmul(dS, K) * scale)
+    dS, Q = mem.load(dSa), mem.load(Qa)                       # dK = dS^T Q / sqrt(d)
+    mem.store(dKa, slice(None), mem.matmul(dS.T, Q) * scale)
+    return Backward(mem.result(dQa), mem.result(dKa), mem.result(dVa), mem.tally)
+
+
+def standard_forward(Q, K, V, causal=False) -> Forward:
+    """Standard attention on real arrays: returns ``(O, P, tally)``."""
+    N, Nk, d = _shapes(Q, K, V, causal)
+    mem = GlobalMemory(real=True)
+    return _standard_forward(mem, mem.put("Q", Q), mem.put("K", K), mem.put("V", V), N, Nk, d, causal)
+
+
+def standard_backward(Q, K, V, P, dO) -> Backward:
+    """Standard attention backward on real arrays: returns ``(dQ, dK, dV, tally)``."""
+    N, Nk, d = _shapes(Q, K, V, False)
+    if np.shape(P) != (N, Nk):
+        raise ValueError(f"P: shape {np.shape(P)} does not match (N, Nk) = {(N, Nk)}")
+    if np.shape(dO) != (N, d):
+        raise ValueError(f"dO: shape {np.shape(dO)} does not match (N, d) = {(N, d)}")
+    mem = GlobalMemory(real=True)
+    return _standard_backward(mem, mem.put("Q", Q), mem.put("K", K), mem.put("V", V), mem.put("P", P),
+                              mem.put("dO", dO), N, Nk, d)
+
+
+# ------------------------------------------------------------------------------------- flash forward
+def _flash_forward_fa1(mem, Qa, Ka, Va, N, Nk, d, Br, Bc, causal):
+    scale = 1.0 / math.sqrt(d)
+    Tr, Tc = -(-N // Br), -(-Nk // Bc)
+    Oa, la, ma = mem.empty("O", (N, d)), mem.empty("l", (N,)), mem.empty("m", (N,))
+    mem.store(Oa, slice(None), _full(mem, (N, d), 0.0))                          # line 2
+    mem.store(la, slice(None), _full(mem, (N,), 0.0))
+    mem.store(ma, slice(None), _full(mem, (N,), -np.inf))
+    for j in range(Tc):                                                          # line 5
+        cols = slice(j * Bc, min((j + 1) * Bc, Nk))
+        Kj, Vj = mem.load(Ka, cols), mem.load(Va, cols)
+        i0 = first_visible_query_block(j, N, Nk, Br, Bc) if causal else 0
+        for i in range(i0, Tr):                                                  # line 7
+            rows = slice(i * Br, min((i + 1) * Br, N))
+            Qi, Oi, li, mi = mem.load(Qa, rows), mem.load(Oa, rows), mem.load(la, rows), mem.load(ma, rows)
+            S = mem.matmul(Qi * scale, Kj.T)                                     # line 9
+            if causal and _crosses(i, j, N, Nk, Br, Bc):
+                S = _mask(S, i, j, N, Nk, Br, Bc)
+            m_new, alpha, l_new, PV = _online_softmax(mem, S, Vj, mi, li)          # lines 10-11
+            mem.store(Oa, rows, _rescale(alpha, li, Oi, PV, l_new))                # line 12
+            mem.store(la, rows, l_new)                                           # line 13
+            mem.store(ma, rows, m_new)
+    if not mem.real:
+        return Forward(None, None, mem.tally)
+    l, m = mem.result(la), mem.result(ma)
+    return Forward(mem.result(Oa), m + np.log(l), mem.tally)   # L read back on the host (not counted)
+
+
+def _flash_forward_fa2(mem, Qa, Ka, Va, N, Nk, d, Br, Bc, causal):
+    scale = 1.0 / math.sqrt(d)
+    Tr, Tc = -(-N // Br), -(-Nk // Bc)
+    Oa, La = mem.empty("O", (N, d)), mem.empty("L", (N,))
+    for i in range(Tr):
+        rows = slice(i * Br, min((i + 1) * Br, N))
+        Qi = mem.load(Qa, rows)
+        Qs = Qi * scale                      # fold 1/sqrt(d) into the query tile once per block
+        n = rows.stop - rows.start
+        acc, m, l = _full(mem, (n, d), 0.0), _full(mem, (n,), -np.inf), _full(mem, (n,), 0.0)
+        for j in range(Tc):
+            if causal and not visible(i, j, N, Nk, Br, Bc, True):
+                break                      # every later key block is masked too
+            cols = slice(j * Bc, min((j + 1) * Bc, Nk))
+            Kj, Vj = mem.load(Ka, cols), mem.load(Va, cols)
+            S = mem.matmul(Qs, Kj.T)
+            if causal and _crosses(i, j, N, Nk, Br, Bc):
+                S = _mask(S, i, j, N, Nk, Br, Bc)
+            m, alpha, l, PV = _online_softmax(mem, S, Vj, m, l, masked_rows_impossible=not causal and j > 0)
+            acc = alpha[:, None] * acc + PV if mem.real else PV
+        mem.store(Oa, rows, acc / _nonzero(l)[:, None] if mem.real else acc)
+        mem.store(La, rows, m + np.log(l) if mem.real else l)
+    return Forward(mem.result(Oa), mem.result(La), mem.tally)
+
+
+def _full(mem, shape, value):
+    """An on-chip buffer (registers/shared memory): a NumPy array, or a Phantom in count-only mode."""
+    return np.full(shape, value) if mem.real else Phantom(shape)
+
+
+def _online_softmax(mem, S, Vj, m, l, masked_rows_impossible=False):
+    """One online-softmax step on a score tile ``S`` (Algorithm 1 lines 10-11 of FlashAttention;
+    Algorithm 1 lines 8-9 of FlashAttention-2): returns ``(m_new, alpha, l_new, P~ V_j)`` with
+    ``alpha = exp(m - m_new)`` the rescaling of the old state.  Rows masked so far keep ``m = -inf``
+    and contribute zeros (``masked_rows_impossible`` skips that guard when every row of ``S`` and of
+    the running max is finite).  In shape-only mode only the counted ``P~ V_j`` product is formed."""
+    if not mem.real:
+        return m, m, l, mem.matmul(S, Vj)
+    m_new = np.maximum(m, S.max(axis=1))
+    ms = m_new if masked_rows_impossible else np.where(np.isfinite(m_new), m_new, 0.0)
+    Pt = np.exp(S - ms[:, None])
+    alpha = np.exp(m - ms)
+    return m_new, alpha, alpha * l + Pt.sum(axis=1), mem.matmul(Pt, Vj)
+
+
+def _rescale(alpha, l_old, O_old, PV, l_new):
+    """Algorithm 1 line 12: ``O_i <- diag(l_new)^-1 (diag(l_i) e^(m_i - m_new) O_i + e^(...) P~ V_j)``."""
+    if is_phantom(PV):
+        return O_old
+    return ((alpha * l_old)[:, None] * O_old + PV) / _nonzero(l_new)[:, None]
+
+
+def _backward_step(mem, S, Qi, Kj, Vj, dOi, dQi, Li, Di, dKj, dVj, scale):
+    """FlashAttention-2 Algorithm 2 lines 11-20 on one block: ``P = exp(S - L_i)``;
+    ``dV_j += P^T dO_i``; ``dP = dO_i V_j^T``; ``dS = P * (dP - D_i)``; ``dQ_i += dS K_j``;
+    ``dK_j += dS^T Q_i`` (the last two scaled by ``1/sqrt(d)``).  Four counted products."""
+    P = np.exp(S - Li[:, None]) if mem.real else S
+    dV_add = mem.matmul(P.T, dOi)
+    dP = mem.matmul(dOi, Vj.T)
+    dS = P * (dP - Di[:, None]) if mem.real else P
+    dQ_add = mem.matmul(dS, Kj)
+    dK_add = mem.matmul(dS.T, Qi)
+    if not mem.real:
+        return dQi, dKj, dVj
+    return dQi + dQ_add * scale, dKj + dK_add * scale, dVj + dV_add
+
+
+def _nonzero(x):
+    if is_phantom(x):
+        return x
+    return np.where(x == 0, 1.0, x)
+
+
+def flash_forward(Q, K, V, Br, Bc, causal=False, order="fa2") -> Forward:
+    """FlashAttention forward on real arrays; returns ``(O, L, tally)`` with ``L = m + log l``."""
+    _check_order(order)
+    N, Nk, d = _shapes(Q, K, V, causal)
+    Br, Bc = _positive_int("Br", Br), _positive_int("Bc", Bc)
+    mem = GlobalMemory(real=True)
+    run = _flash_forward_fa1 if order == "fa1" else _flash_forward_fa2
+    return run(mem, mem.put("Q", np.asarray(Q, float)), mem.put("K", np.asarray(K, float)),
+               mem.put("V", np.asarray(V, float)), N, Nk, d, Br, Bc, causal)
+
+
+# ------------------------------------------------------------------------------------- flash backward
+def _flash_backward(mem, Qa, Ka, Va, Oa, dOa, La, N, Nk, d, Br, Bc, causal):
+    scale = 1.0 / math.sqrt(d)
+    Tr, Tc = -(-N // Br), -(-Nk // Bc)
+    Da = mem.empty("D", (N,))
+    dQa, dKa, dVa = mem.empty("dQ", (N, d)), mem.empty("dK", (Nk, d)), mem.empty("dV", (Nk, d))
+    for i in range(Tr):                                   # D = rowsum(dO * O), one pass over query blocks
+        rows = slice(i * Br, min((i + 1) * Br, N))
+        mem.store(Da, rows, (mem.load(dOa, rows) * mem.load(Oa, rows)).sum(axis=1))
+    mem.store(dQa, slice(None), _full(mem, (N, d), 0.0))
+    for j in range(Tc):
+        cols = slice(j * Bc, min((j + 1) * Bc, Nk))
+        Kj, Vj = mem.load(Ka, cols), mem.load(Va, cols)
+        nk = cols.stop - cols.start
+        dKj, dVj = _full(mem, (nk, d), 0.0), _full(mem, (nk, d), 0.0)
+        i0 = first_visible_query_block(j, N, Nk, Br, Bc) if causal else 0
+        for i in range(i0, Tr):
+            rows = slice(i * Br, min((i + 1) * Br, N))
+            Qi, dOi, dQi = mem.load(Qa, rows), mem.load(dOa, rows), mem.load(dQa, rows)
+            Li, Di = mem.load(La, rows), mem.load(Da, rows)
+            S = mem.matmul(Qi, Kj.T) * scale
+            if causal and _crosses(i, j, N, Nk, Br, Bc):
+                S = _mask(S, i, j, N, Nk, Br, Bc)
+            dQi, dKj, dVj = _backward_step(mem, S, Qi, Kj, Vj, dOi, dQi, Li, Di, dKj, dVj, scale)
+            mem.store(dQa, rows, dQi)
+        mem.store(dKa, cols, dKj)
+        mem.store(dVa, cols, dVj)
+    return Backward(mem.result(dQa), mem.result(dKa), mem.result(dVa), mem.tally)
+
+
+def flash_backward(Q, K, V, O, dO, L, Br, Bc, causal=False) -> Backward:
+    """FlashAttention backward on real arrays; returns ``(dQ, dK, dV, tally)``."""
+    N, Nk, d = _shapes(Q, K, V, causal)
+    Br, Bc = _positive_int("Br", Br), _positive_int("Bc", Bc)
+    for name, x, shape in (("O", O, (N, d)), ("dO", dO, (N, d)), ("L", L, (N,))):
+        if np.shape(x) != shape:
+            raise ValueError(f"{name}: shape {np.shape(x)} does not match {shape}")
+    mem = GlobalMemory(real=True)
+    return _flash_backward(mem, *(mem.put(n, np.asarray(x, float)) for n, x in
+                                  (("Q", Q), ("K", K), ("V", V), ("O", O), ("dO", dO), ("L", L))),
+                           N, Nk, d, Br, Bc, causal)
+
+
+# ------------------------------------------------------------------------------------- count-only
+def _count_inputs(N, Nk, d, causal):
+    N, Nk, d = (_positive_int(n, v) for n, v in (("N", N), ("Nk", Nk), ("d", d)))
+    _shapes((N, d), (Nk, d), (Nk, d), causal)
+    mem = GlobalMemory(real=False)
+    return mem, N, Nk, d
+
+
+def count_standard_forward(N, Nk, d, causal=False) -> Tally:
+    mem, N, Nk, d = _count_inputs(N, Nk, d, causal)
+    return _standard_forward(mem, mem.put("Q", (N, d)), mem.put("K", (Nk, d)), mem.put("V", (Nk, d)),
+                             N, Nk, d, causal).tally
+
+
+def count_standard_backward(N, Nk, d) -> Tally:
+    mem, N, Nk, d = _count_inputs(N, Nk, d, False)
+    return _standard_backward(mem, mem.put("Q", (N, d)), mem.put("K", (Nk, d)), mem.put("V", (Nk, d)),
+                              mem.put("P", (N, Nk)), mem.put("dO", (N, d)), N, Nk, d).tally
+
+
+def count_flash_forward(N, Nk, d, Br, Bc, causal=False, order="fa2") -> Tally:
+    _check_order(order)
+    mem, N, Nk, d = _count_inputs(N, Nk, d, causal)
+    Br, Bc = _positive_int("Br", Br), _positive_int("Bc", Bc)
+    run = _flash_forward_fa1 if order == "fa1" else _flash_forward_fa2
+    return run(mem, mem.put("Q", (N, d)), mem.put("K", (Nk, d)), mem.put("V", (Nk, d)), N, Nk, d, Br, Bc,
+               causal).tally
+
+
+def count_flash_backward(N, Nk, d, Br, Bc, causal=False) -> Tally:
+    mem, N, Nk, d = _count_inputs(N, Nk, d, causal)
+    Br, Bc = _positive_int("Br", Br), _positive_int("Bc", Bc)
+    return _flash_backward(mem, *(mem.put(n, s) for n, s in (("Q", (N, d)), ("K", (Nk, d)), ("V", (Nk, d)),
+                                                             ("O", (N, d)), ("dO", (N, d)), ("L", (N,)))),
+                           N, Nk, d, Br, Bc, causal).tally
+
+
+# ------------------------------------------------------------------------------------- reference
+def reference_attention(Q, K, V, causal=False):
+    """Plain ``softmax(Q K^T / sqrt(d)) V`` in one shot (no tiling, no counting): the oracle."""
+    N, Nk, d = _shapes(Q, K, V, causal)
+    S = (Q @ K.T) / math.sqrt(d)
+    if causal:
+        S = np.where(np.arange(Nk)[None, :] <= (Nk - N) + np.arange(N)[:, None], S, -np.inf)
+    P = np.exp(S - S.max(axis=1, keepdims=True))
+    P /= P.sum(axis=1, keepdims=True)
+    return P @ V, P
+
+
+def reference_attention_grads(Q, K, V, dO, causal=False):
+    """Gradients of ``<dO, attention(Q, K, V)>`` by the textbook formulas, in one shot."""
+    d = Q.shape[1]
+    O, P = reference_attention(Q, K, V, causal)
+    dV = P.T @ dO
+    dP = dO @ V.T
+    dS = P * (dP - (dP * P).sum(axis=1, keepdims=True))
+    return dS @ K / math.sqrt(d), dS.T @ Q / math.sqrt(d), dV

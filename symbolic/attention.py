@@ -1,0 +1,218 @@
+"""Attention cost formulas: standard attention and FlashAttention, forward and backward.
+
+Counting conventions: ``shared/REFERENCE.md`` §1, in elements moved between HBM and on-chip memory
+(bytes = elements x dtype size); FLOPs are matrix-multiply FLOPs, ``2 m n k`` per product.
+Sources: Dao et al. 2022, *FlashAttention* (arXiv 2205.14135), Algorithm 1, Theorem 2,
+Proposition 3; Dao 2023, *FlashAttention-2* (arXiv 2307.08691), Algorithms 1-2.
+
+Each formula is *derived from the loop structure* the executor in :mod:`numeric.attention` runs:
+``T_r = ceil(N/B_r)`` query blocks, ``T_c = ceil(N_k/B_c)`` key blocks; key block ``j`` holds
+``min(B_c, N_k - j B_c)`` rows; under a causal mask key block ``j`` is seen by the query blocks
+``i >= I_j = max(0, floor((j B_c - N_k + N)/B_r))`` (query row ``r`` sits at position
+``N_k - N + r``), i.e. by ``N - B_r I_j`` query rows.  Causal counts are exact finite sums over
+``j``; without a mask the sums collapse (``sum_j min(B_c, N_k - j B_c) = N_k``).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from .asymptotics import Regime
+from .model import Model
+from .registry import register
+from .symbols import Bc, Br, M, N, Nk, d, sym
+
+__all__ = ["kernel_counts", "flash_counts", "standard_counts", "paper_block_sizes", "B", "j",
+           "FA_SOURCE", "FA2_SOURCE"]
+
+j = sp.Symbol("j", integer=True, nonnegative=True)     # key-block index in the causal sums
+B = sym("B_blk", latex="B")                            # common block size (causal divisible form)
+
+FA_SOURCE = "Dao et al. 2022, FlashAttention, arXiv 2205.14135"
+FA2_SOURCE = "Dao 2023, FlashAttention-2, arXiv 2307.08691"
+
+_TR = sp.ceiling(N / Br)
+_TC = sp.ceiling(Nk / Bc)
+
+
+# ------------------------------------------------------------------------------------- standard
+def kernel_counts(kernels, shapes):
+    """Reads, writes of a sequence of kernels that each read their operands once and write their
+    results once: ``kernels`` is ``[(label, [operands], [results], flops), ...]``."""
+    size = {name: sp.Mul(*dims) for name, dims in shapes.items()}
+    reads = sp.Add(*[size[x] for _, ins, _, _ in kernels for x in ins])
+    writes = sp.Add(*[size[x] for _, _, outs, _ in kernels for x in outs])
+    flops = sp.Add(*[f for *_, f in kernels])
+    return {"reads": sp.expand(reads), "writes": sp.expand(writes), "flops": sp.expand(flops)}
+
+
+_SHAPES = {"Q": (N, d), "K": (Nk, d), "V": (Nk, d), "O": (N, d), "dO": (N, d), "dQ": (N, d),
+           "dK": (Nk, d), "dV": (Nk, d), "S": (N, Nk), "P": (N, Nk), "dP": (N, Nk), "dS": (N, Nk)}
+
+#: REFERENCE §1: S = QK^T; P = softmax(S); O = PV - each operand read once, each result written once
+STANDARD_FORWARD = (("S = Q K^T", ["Q", "K"], ["S"], 2 * N * Nk * d),
+                    ("P = softmax(S)", ["S"], ["P"], 0),
+                    ("O = P V", ["P", "V"], ["O"], 2 * N * Nk * d))
+#: REFERENCE §1: dV = P^T dO; dP = dO V^T; dS = P (dP - rowsum(P dP)); dQ = dS K; dK = dS^T Q
+STANDARD_BACKWARD = (("dV = P^T dO", ["P", "dO"], ["dV"], 2 * N * Nk * d),
+                     ("dP = dO V^T", ["dO", "V"], ["dP"], 2 * N * Nk * d),
+                     ("dS = P*(dP - rowsum(P*dP))", ["P", "dP"], ["dS"], 0),
+                     ("dQ = dS K", ["dS", "K"], ["dQ"], 2 * N * Nk * d),
+                     ("dK = dS^T Q", ["dS", "Q"], ["dK"], 2 * N * Nk * d))
+
+
+def standard_counts(direction: str):
+    return kernel_counts(STANDARD_FORWARD if direction == "fwd" else STANDARD_BACKWARD, _SHAPES)
+
+
+# ------------------------------------------------------------------------------------- flash
+def flash_counts(kind: str, causal: bool, divisible: bool = False):
+    """Reads, writes, FLOPs of FlashAttention ``kind`` in {"fa1", "fa2", "bwd"}.
+
+    ``divisible=True`` derives the same loops under the assumption that the blocks divide the sizes
+    (``B_r | N``, ``B_c | N_k``; causal: ``B_r = B_c = B`` and ``N_k = N``, so ``I_j = j``).
+    """
+    if divisible and causal:
+        n, nk, br, bc = N, N, B, B
+        Tr, Tc = N / B, N / B
+        first = j                                   # I_j = floor(j B / B) = j
+        width = B
+    else:
+        n, nk, br, bc = N, Nk, Br, Bc
+        Tr, Tc = (N / Br, Nk / Bc) if divisible else (_TR, _TC)
+        first = sp.Max(0, sp.floor((j * Bc - Nk + N) / Br))
+        width = sp.Min(Bc, Nk - j * Bc)
+
+    if causal:
+        rows = n - br * first               # query rows that key block j meets
+        blocks = Tr - first                 # query blocks that key block j meets
+
+        def over_j(f):
+            return sp.Sum(f, (j, 0, Tc - 1))
+        sum_width = nk                      # every key block is loaded (the last query row sees all keys)
+        sum_rows = over_j(rows)
+        sum_width_rows = over_j(width * rows)
+        sum_width_blocks = over_j(width * blocks)
+    else:
+        sum_width, sum_rows, sum_width_rows, sum_width_blocks = nk, Tc * n, nk * n, nk * Tr
+
+    if kind == "fa1":       # Algorithm 1: init O,l,m; outer j loads K_j,V_j; inner loads Q_i,O_i,l_i,m_i, writes O_i,l_i,m_i
+        reads = 2 * d * sum_width + (2 * d + 2) * sum_rows
+        writes = n * d + 2 * n + (d + 2) * sum_rows
+        flops = 4 * d * sum_width_rows
+    elif kind == "fa2":     # FA-2: Q_i once; K_j,V_j per visible (i, j); O_i and L_i written once
+        reads = n * d + 2 * d * sum_width_blocks
+        writes = n * d + n
+        flops = 4 * d * sum_width_rows
+    elif kind == "bwd":     # D = rowsum(dO*O); dQ init; outer j: K_j,V_j; inner: Q_i,dO_i,dQ_i,L_i,D_i; dQ_i; then dK_j,dV_j
+        reads = 2 * n * d + 2 * d * sum_width + (3 * d + 2) * sum_rows
+        writes = n + n * d + d * sum_rows + 2 * d * sum_width
+        flops = 10 * d * sum_width_rows
+    else:
+        raise ValueError(f"order: unknown FlashAttention kind {kind!r} (fa1, fa2, bwd)")
+    return {"reads": reads, "writes": writes, "flops": flops}
+
+
+def paper_block_sizes(M_=M, d_=d):
+    """The paper's block sizes (Algorithm 1 line 1): ``B_c = ceil(M / 4d)``, ``B_r = min(B_c, d)``."""
+    bc = sp.ceiling(M_ / (4 * d_))
+    return sp.Min(bc, d_), bc
+
+
+# ------------------------------------------------------------------------------------- models
+_SELF = {Nk: N}
+_THEOREM2 = Regime("d <= M <= N d (Theorem 2)", le=((d, M), (M, N * d)))
+_FWD_LB = {"compulsory: read Q, K, V and write O (exact)": 2 * N * d + 2 * Nk * d}
+_BWD_LB = {"compulsory: read Q, K, V, O, dO and write dQ, dK, dV (exact)": 4 * N * d + 4 * Nk * d}
+_PROP3 = "Proposition 3: Omega(N^2 d^2 / M) for every exact algorithm, all M in [d, N d] (constant unknown)"
+
+
+def _divisible_note(causal: bool) -> str:
+    return ("B_r = B_c = B divides N = N_k" if causal else "B_r divides N and B_c divides N_k")
+
+
+def _flash_model(name, kind, causal, summary, source):
+    q = flash_counts(kind, causal)
+    return Model(
+        name=name, summary=summary, quantities=q, params=(N, Nk, d, Br, Bc),
+        divisible_forms=flash_counts(kind, causal, divisible=True), divisible_note=_divisible_note(causal),
+        regime=Regime("B_r <= N, B_c <= N_k", le=((Br, N), (Bc, Nk)) + (((N, Nk),) if causal else ())),
+        lower_bounds=_BWD_LB if kind == "bwd" else _FWD_LB,
+        defaults={"N": 4096, "N_k": 4096, "d": 64, "B_r": 128, "B_c": 128},
+        source=source, validate=_causal_ok if causal else None,
+        notes=(("causal: a fully masked block is skipped, a block the diagonal crosses is loaded whole; "
+                "query row r sits at position N_k - N + r",) if causal else ()),
+    )
+
+
+def _causal_ok(pt):
+    if pt["N_k"] < pt["N"]:
+        raise ValueError(f"N_k: causal attention needs N_k >= N, got N_k={pt['N_k']} < N={pt['N']}")
+
+
+def _paper_model(name, kind, summary, regime):
+    br, bc = paper_block_sizes()
+    subs = {Br: br, Bc: bc, Nk: N}
+    q = {k: v.subs(subs) for k, v in flash_counts(kind, False).items()}
+    return Model(
+        name=name, summary=summary, quantities=q, params=(N, d, M),
+        divisible_forms={k: v.subs({Br: sp.Min(M / (4 * d), d), Bc: M / (4 * d), Nk: N})
+                         for k, v in flash_counts(kind, False, divisible=True).items()},
+        divisible_note="4d divides M and the blocks divide N",
+        regime=regime,
+        lower_bounds={**{k: v.subs(_SELF) for k, v in (_BWD_LB if kind == "bwd" else _FWD_LB).items()},
+                      _PROP3: N**2 * d**2 / M},
+        defaults={"N": 4096, "d": 64, "M": 51200},
+        source=FA_SOURCE + ", Algorithm 1 line 1 (block sizes), Theorem 2, Proposition 3",
+        notes=("M: on-chip SRAM in elements (100 KB of FP16 = 51,200)",),
+    )
+
+
+@register("attention.standard.fwd", "standard attention forward: S = QK^T, softmax, O = PV, each a kernel through HBM")
+def _standard_fwd():
+    return Model("attention.standard.fwd", "standard attention forward (three kernels through HBM)",
+                 standard_counts("fwd"), params=(N, Nk, d), lower_bounds=_FWD_LB,
+                 defaults={"N": 4096, "N_k": 4096, "d": 64},
+                 source=FA_SOURCE + ", Algorithm 0 and Theorem 2 (Theta(N d + N^2))",
+                 notes=("a causal mask changes no count: the standard kernels move whole N x N_k matrices",))
+
+
+@register("attention.standard.bwd", "standard attention backward from (Q, K, V, P, dO), five kernels through HBM")
+def _standard_bwd():
+    return Model("attention.standard.bwd", "standard attention backward (five kernels through HBM)",
+                 standard_counts("bwd"), params=(N, Nk, d), lower_bounds=_BWD_LB,
+                 defaults={"N": 4096, "N_k": 4096, "d": 64},
+                 source=FA_SOURCE + ", Algorithm 3 and Theorem 5")
+
+
+for _causal in (False, True):
+    _sfx = ".causal" if _causal else ""
+    _what = " with a causal mask" if _causal else ""
+    for _kind, _src, _text in (("fa1", FA_SOURCE + ", Algorithm 1", "FlashAttention forward, Algorithm 1 order (outer loop over key blocks)"),
+                               ("fa2", FA2_SOURCE + ", Algorithm 1", "FlashAttention forward, FlashAttention-2 order (outer loop over query blocks)"),
+                               ("bwd", FA2_SOURCE + ", Algorithm 2", "FlashAttention backward, FlashAttention-2 style")):
+        _name = f"attention.{_kind}.fwd{_sfx}" if _kind != "bwd" else f"attention.flash.bwd{_sfx}"
+        register(_name, _text + _what)(
+            lambda n=_name, k=_kind, c=_causal, s=_src, t=_text + _what: _flash_model(n, k, c, t, s))
+
+
+@register("attention.fa1.fwd.paper", "FlashAttention forward, Algorithm 1, the paper's blocks B_c = ceil(M/4d), B_r = min(B_c, d)")
+def _fa1_paper():
+    return _paper_model("attention.fa1.fwd.paper", "fa1",
+                        "FlashAttention forward (Algorithm 1) with the paper's block sizes", _THEOREM2)
+
+
+@register("attention.fa2.fwd.paper", "FlashAttention forward, FlashAttention-2 order, the paper's blocks")
+def _fa2_paper():
+    br, bc = paper_block_sizes()
+    # NOTE: with the paper's B_r = min(B_c, d) the FA-2 order reloads K, V N/B_r times; for
+    # M >= 4 d^2 (the course's 100 KB and d = 64) B_r = d and the count is Theta(N^2), not N^2 d^2/M.
+    regime = Regime("4 d^2 <= M <= N d (so B_r = d)", le=((d**2, M), (M, N * d)), subs={br: d})
+    return _paper_model("attention.fa2.fwd.paper", "fa2",
+                        "FlashAttention forward (FlashAttention-2 order) with the paper's block sizes", regime)
+
+
+@register("attention.flash.bwd.paper", "FlashAttention backward with the paper's blocks")
+def _bwd_paper():
+    return _paper_model("attention.flash.bwd.paper", "bwd",
+                        "FlashAttention backward with the paper's block sizes", _THEOREM2)

@@ -1,0 +1,154 @@
+"""Attention formulas: closed forms derived by hand, leading terms, exactness at scale, and the
+course's and paper's figures.  Counts by the executor are compared in test_verify_attention.py."""
+
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+
+from symbolic import registry
+from symbolic.attention import B, paper_block_sizes
+from symbolic.evaluate import exact
+from symbolic.roofline import roofline
+from symbolic.symbols import Bc, Br, M, N, Nk, d
+
+
+def q(name, key):
+    return registry.get(name)[key]
+
+
+# ----------------------------------------------------------------------------- closed forms (by hand)
+@pytest.mark.parametrize("name,key,hand", [
+    # REFERENCE.md §1, typed from the text
+    ("attention.standard.fwd", "reads", N * d + Nk * d + 2 * N * Nk + Nk * d),
+    ("attention.standard.fwd", "writes", 2 * N * Nk + N * d),
+    ("attention.standard.fwd", "flops", 4 * N * Nk * d),
+    ("attention.standard.bwd", "reads", 5 * N * Nk + 3 * N * d + 2 * Nk * d),
+    ("attention.standard.bwd", "writes", 2 * N * Nk + 2 * Nk * d + N * d),
+    ("attention.standard.bwd", "flops", 8 * N * Nk * d),
+])
+def test_standard_matches_reference_text(name, key, hand):
+    assert sp.simplify(q(name, key) - hand) == 0
+
+
+@pytest.mark.parametrize("name,key,hand", [
+    # fa1, B_c | N_k: init O,l,m (N d + 2N); K,V once (2 N_k d); per key block Q,O,l,m in, O,l,m out
+    ("attention.fa1.fwd", "reads", 2 * Nk * d + (Nk / Bc) * N * (2 * d + 2)),
+    ("attention.fa1.fwd", "writes", N * d + 2 * N + (Nk / Bc) * N * (d + 2)),
+    # fa2, B_r | N: Q once, K,V once per query block, O and L written once
+    ("attention.fa2.fwd", "reads", N * d + (N / Br) * 2 * Nk * d),
+    ("attention.fa2.fwd", "writes", N * d + N),
+    # backward: D pass 2Nd in, N out; dQ init; K,V; per key block Q,dO,dQ,L,D in and dQ out; dK,dV out
+    ("attention.flash.bwd", "reads", 2 * N * d + 2 * Nk * d + (Nk / Bc) * N * (3 * d + 2)),
+    ("attention.flash.bwd", "writes", N + N * d + (Nk / Bc) * N * d + 2 * Nk * d),
+    ("attention.flash.bwd", "flops", 10 * N * Nk * d),
+    # causal, B_r = B_c = B | N = N_k: key block j is met by T - j query blocks (T = N/B):
+    # fa2 reads N d + 2 d B sum_{j<T} (T - j) = N d + d B T (T + 1)
+    ("attention.fa2.fwd.causal", "reads", N * d + d * N * (N / B + 1)),
+    # flops 4 d B sum_j B (T - j) = 2 d N (N + B)
+    ("attention.fa2.fwd.causal", "flops", 2 * d * N * (N + B)),
+    ("attention.fa1.fwd.causal", "reads", 2 * N * d + (2 * d + 2) * N * (N + B) / (2 * B)),
+    ("attention.flash.bwd.causal", "flops", 5 * d * N * (N + B)),
+])
+def test_divisible_forms_match_hand_derivation(name, key, hand):
+    assert sp.simplify(registry.get(name).divisible()[key] - hand) == 0
+
+
+@pytest.mark.parametrize("name", ["attention.fa1.fwd", "attention.fa2.fwd", "attention.flash.bwd"])
+@pytest.mark.parametrize("pt", [dict(N=256, N_k=512, d=64, B_r=64, B_c=128), dict(N=12, N_k=12, d=3, B_r=4, B_c=3)])
+def test_divisible_form_equals_exact_formula_where_blocks_divide(name, pt):
+    m = registry.get(name)
+    subs = {N: pt["N"], Nk: pt["N_k"], d: pt["d"], Br: pt["B_r"], Bc: pt["B_c"]}
+    for key, form in m.divisible().items():
+        assert form.subs(subs) == m.evaluate(key, **pt)
+
+
+@pytest.mark.parametrize("name", ["attention.fa1.fwd.causal", "attention.fa2.fwd.causal", "attention.flash.bwd.causal"])
+def test_causal_divisible_form_equals_exact_sum(name):
+    m = registry.get(name)
+    for n, b in ((256, 64), (96, 32), (5, 1)):
+        for key, form in m.divisible().items():
+            assert form.subs({N: n, d: 16, B: b}) == m.evaluate(key, N=n, N_k=n, d=16, B_r=b, B_c=b)
+
+
+# ----------------------------------------------------------------------------- asymptotics
+@pytest.mark.parametrize("name,leading,theta", [
+    ("attention.fa1.fwd.paper", 12 * N**2 * d**2 / M, N**2 * d**2 / M),    # Theorem 2
+    ("attention.flash.bwd.paper", 16 * N**2 * d**2 / M, N**2 * d**2 / M),  # Theorem 5
+    ("attention.fa2.fwd.paper", 2 * N**2, N**2),                          # B_r = d once M >= 4 d^2
+    ("attention.standard.fwd", 4 * N * Nk + 2 * N * d + 2 * Nk * d, N * Nk + N * d + Nk * d),  # Theta(Nd + N^2)
+])
+def test_leading_terms(name, leading, theta):
+    m = registry.get(name)
+    assert sp.simplify(m.leading() - leading) == 0
+    assert sp.simplify(m.theta() - theta) == 0
+
+
+def test_course_ratio_to_lower_bound_is_flat():
+    # course demo 2: "÷ (N²d²/M)" about 12 for Algorithm 1's order, about 25 for FA-2's, flat in N
+    m1, m2 = registry.get("attention.fa1.fwd.paper"), registry.get("attention.fa2.fwd.paper")
+    for n in (1024, 4096, 8192):
+        unit = Fraction(n * n * 64 * 64, 51200)
+        assert 12 <= m1.evaluate("total", N=n, d=64, M=51200) / unit <= 17
+        assert 25 <= m2.evaluate("total", N=n, d=64, M=51200) / unit <= 27
+
+
+def test_paper_block_sizes():
+    br, bc = paper_block_sizes()
+    assert (exact(br, M=51200, d=64), exact(bc, M=51200, d=64)) == (64, 200)   # course demo 2
+    assert (exact(br, M=8192, d=64), exact(bc, M=8192, d=64)) == (32, 32)      # 16 KB
+    assert (exact(br, M=1, d=5), exact(bc, M=1, d=5)) == (1, 1)
+
+
+# ----------------------------------------------------------------------------- exactness
+def test_exact_at_three_billion():
+    m = registry.get("attention.fa2.fwd")
+    n = 3 * 10**9
+    got = m.evaluate("reads", N=n, N_k=n, d=128, B_r=128, B_c=128)
+    tr = -(-n // 128)
+    assert got == n * 128 + tr * 2 * n * 128 and type(got) is int
+    assert got > 2**63
+
+
+def test_evaluate_grid_is_exact_and_vectorised():
+    import numpy as np
+    m = registry.get("attention.standard.fwd")
+    g = m.evaluate_grid("total", N=np.array([1, 2, 10**10]), N_k=np.array([1, 2, 10**10]), d=64)
+    assert list(g) == [4 + 4 * 64, 16 + 8 * 64, 4 * 10**20 + 4 * 64 * 10**10]
+
+
+@pytest.mark.parametrize("bad,param", [(dict(N=0), "N"), (dict(d=-3), "d"), (dict(B_r=1.5), "B_r"),
+                                       (dict(Q=3), "Q")])
+def test_bad_points_name_the_parameter(bad, param):
+    pt = dict(N=8, N_k=8, d=4, B_r=2, B_c=2)
+    pt.update(bad)
+    with pytest.raises(ValueError, match=rf"^{param}:"):
+        registry.get("attention.fa1.fwd").evaluate(**pt)
+
+
+def test_causal_needs_cache_at_least_as_long():
+    with pytest.raises(ValueError, match=r"^N_k:"):
+        registry.get("attention.fa2.fwd.causal").evaluate(N=8, N_k=4, d=4, B_r=2, B_c=2)
+
+
+# ----------------------------------------------------------------------------- the paper's figure 2
+def test_gpt2_medium_figure2_setting():
+    """GPT-2 medium (N 1024, d 64, 16 heads x batch 64) on an A100 40 GB, forward + backward.
+
+    Course (lecture 11, demo 4): standard 25 GB, FlashAttention 7.7-8.8 GB; roofline 16.3 -> 4.9-5.6 ms;
+    FlashAttention does ~17 % more matmul FLOPs (the paper measured 13 %)."""
+    pt = dict(N=1024, N_k=1024, d=64)
+    heads = 16 * 64
+    std = [roofline(registry.get(f"attention.standard.{k}"), pt, "A100", "fp16", heads) for k in ("fwd", "bwd")]
+    std_bytes = sum(r.bytes for r in std)
+    std_time = sum(r.bytes for r in std) / Fraction(1_555 * 10**9)
+    assert round(std_bytes / 1e9, 1) == 25.2
+    assert 16.2 <= float(std_time) * 1e3 <= 16.3
+    for (br, bc), gb, ms in (((64, 200), 8.75, 5.63), ((128, 128), 7.69, 4.94)):
+        p = dict(pt, B_r=br, B_c=bc)
+        fwd = roofline(registry.get("attention.fa2.fwd"), p, "A100", "fp16", heads)
+        bwd = roofline(registry.get("attention.flash.bwd"), p, "A100", "fp16", heads)
+        assert round((fwd.bytes + bwd.bytes) / 1e9, 2) == gb
+        assert round(float(fwd.t_memory + bwd.t_memory) * 1e3, 2) == ms
+        assert fwd.bound == bwd.bound == "memory"
+        assert Fraction(fwd.flops + bwd.flops, sum(r.flops for r in std)) == Fraction(14, 12)
