@@ -45,12 +45,12 @@ S = sym("S")                                   # buffers (pipeline stages)
 L = _time("L")                                 # latency of one load, issue -> first byte (s)
 t_x = _time("t_x", latex="t_x")                # transfer time of one tile on the SM's bandwidth share (s)
 t_c = _time("t_c", latex="t_c")                # compute time of one tile (s)
-bandwidth = _time("B")                         # bytes/s (a rate: positive real)
+bandwidth = _time("BW", latex="B")             # bytes/s (a rate: positive real)
 n_sm = sym("n_SM", latex="n_{SM}")             # SMs sharing the bandwidth
 width = sym("w")                               # bytes per request
 max_warps = sym("W_max", latex="W_{max}")      # resident warps per SM
-flops_rate = _time("F")                        # tensor FLOP/s
-exp_rate = _time("E")                          # exp/s of the special-function units
+flops_rate = _time("F_tc", latex="F_{tc}")     # tensor FLOP/s
+exp_rate = _time("R_exp", latex="R_{exp}")     # exp/s of the special-function units
 scores = sym("k")                              # attention scores per tile
 G = sym("G")                                   # consumer warpgroups
 m = sym("m")                                   # latency segments on a path (derivation only)
@@ -73,9 +73,9 @@ ACCESS_WIDTHS = MappingProxyType({
 # ------------------------------------------------------------------------------------------ Little's law
 @register("latency.littles_law", "bytes in flight = bandwidth x latency; requests and warps per SM (REFERENCE §5)")
 def littles_law() -> Model:
-    """Little's law for a memory system: the bytes that must be in flight to keep ``B`` bytes/s busy
-    through a latency ``L`` are ``B L`` (``shared/REFERENCE.md`` §5: 3.35 TB/s x 700 ns = 2.35 MB,
-    17.8 KB per SM on 132 SMs).
+    """Little's law for a memory system: the bytes that must be in flight to keep ``BW`` bytes/s
+    busy through a latency ``L`` are ``BW L`` (``shared/REFERENCE.md`` §5: 3.35 TB/s x 700 ns =
+    2.35 MB, 17.8 KB per SM on 132 SMs).
 
     Convention: the bandwidth is shared evenly by ``n_SM`` SMs; a request moves ``w`` bytes and stays
     outstanding for ``L``.  ``warps_per_sm`` counts one request per thread (32 per warp), the
@@ -251,8 +251,8 @@ def pipeline_sync() -> Model:
 def pingpong() -> Model:
     """Ping-pong scheduling of ``G`` consumer warpgroups (FlashAttention-3, arXiv 2407.08608, §3.1).
 
-    Per attention score: ``t_mma = 4 d / F`` (``Q K^T`` and ``P V``, 2 d FLOP each, at ``F``
-    tensor FLOP/s) and ``t_exp = 1 / E`` (one exp at ``E`` exp/s).  One warpgroup runs the two in
+    Per attention score: ``t_mma = 4 d / F_tc`` (``Q K^T`` and ``P V``, 2 d FLOP each, at ``F_tc``
+    tensor FLOP/s) and ``t_exp = 1 / R_exp`` (one exp at ``R_exp`` exp/s).  One warpgroup runs the two in
     series (``serial``); with two or more they overlap on separate units and the steady state is
     ``max(t_mma, t_exp)`` (``overlapped``); ``gain = serial / overlapped``.
 

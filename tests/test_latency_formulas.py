@@ -166,14 +166,14 @@ def test_stages_to_saturate_is_the_regime_boundary():
 def test_littles_law_reference_figures():
     # REFERENCE.md §5: 3.35 TB/s x 700 ns = 2.35 MB, 17.8 KB per SM on 132 SMs
     m = get("latency.littles_law")
-    v = m.evaluate(B=F(H100.hbm_bytes_per_s), L=F(700, 10**9), n_SM=132, w=4)
+    v = m.evaluate(BW=F(H100.hbm_bytes_per_s), L=F(700, 10**9), n_SM=132, w=4)
     assert v["inflight_bytes"] == 2_345_000
     assert round(float(v["inflight_per_sm"])) == 17_765
     assert round(float(v["warps_per_sm"]), 1) == 138.8          # the course: ~139 warps for 4-byte loads
     assert v["loads_per_thread"] == 3                            # 4441 requests / (64 warps x 32 threads)
-    v16 = m.evaluate(B=F(H100.hbm_bytes_per_s), L=F(700, 10**9), n_SM=132, w=16)
+    v16 = m.evaluate(BW=F(H100.hbm_bytes_per_s), L=F(700, 10**9), n_SM=132, w=16)
     assert round(float(v16["requests_per_sm"])) == 1110
-    tma = m.evaluate("requests_per_sm", B=F(H100.hbm_bytes_per_s), L=F(700, 10**9), n_SM=132, w=32 * 1024)
+    tma = m.evaluate("requests_per_sm", BW=F(H100.hbm_bytes_per_s), L=F(700, 10**9), n_SM=132, w=32 * 1024)
     assert tma < 1
 
 
@@ -185,7 +185,7 @@ def test_littles_law_reference_figures():
 def test_access_widths(kind, warps, requests):
     # hand: 3.35e12 B/s x 700e-9 s / 132 SMs = 17,765 B per SM, divided by the width, by 32 threads
     width, issuer = lt.ACCESS_WIDTHS[kind]
-    v = get("latency.littles_law").evaluate(B=F(H100.hbm_bytes_per_s), L=F(700, 10**9), n_SM=132, w=width)
+    v = get("latency.littles_law").evaluate(BW=F(H100.hbm_bytes_per_s), L=F(700, 10**9), n_SM=132, w=width)
     assert round(float(v["requests_per_sm"])) == requests and round(float(v["warps_per_sm"]), 1) == warps
     assert issuer == "thread"
 
@@ -196,7 +196,7 @@ def test_pingpong_gain_h100(fp8, gain, ratio):
     # H100: 989.4 TFLOPS BF16 (x2 for FP8), 4.5 T exp/s (NVIDIA table); 4 d = 512 FLOP per score
     m = get("latency.pingpong")
     peak = F(H100.tc_peak_flops * (2 if fp8 else 1))
-    v = m.evaluate(d=128, F=peak, E=F(H100.exp_per_s))
+    v = m.evaluate(d=128, F_tc=peak, R_exp=F(H100.exp_per_s))
     assert v["t_mma"] == F(512) / peak and v["t_exp"] == F(1, H100.exp_per_s)
     assert round(float(v["gain"]), 2) == gain
     assert round(float(v["exp_over_mma"]), 2) == ratio
@@ -210,7 +210,7 @@ def test_pingpong_fa3_exp_figure_is_the_other_source():
 @pytest.mark.parametrize("n,G", [(1, 1), (5, 1), (1, 2), (6, 2), (7, 3)])
 def test_pingpong_makespan_hand_forms(n, G):
     m = get("latency.pingpong")
-    pt = dict(d=2, F=F(8), E=F(1), n=n, k=1, G=G)      # t_mma = 1, t_exp = 1
+    pt = dict(d=2, F_tc=F(8), R_exp=F(1), n=n, k=1, G=G)      # t_mma = 1, t_exp = 1
     got = m.evaluate("makespan", **pt)
     # hand: one warpgroup serialises (2 n); two or more overlap: 2 + (n - 1) * 1
     assert got == (2 * n if G == 1 else 2 + (n - 1))
@@ -225,10 +225,10 @@ def test_pingpong_makespan_hand_forms(n, G):
     ("latency.pipeline", dict(n=1, S=1, L=1, t_x=-1, t_c=1), "t_x"),
     ("latency.pipeline", dict(n=1, S=1, L=1, t_x=1, t_c=F(-1, 2)), "t_c"),
     ("latency.pipeline_sync", dict(n=1, L=1, t_x=1, t_c=0), "t_c"),
-    ("latency.littles_law", dict(B=0, L=1, n_SM=1, w=4), "B"),
-    ("latency.littles_law", dict(B=1, L=1, n_SM=1, w=0), "w"),
-    ("latency.pingpong", dict(d=1, F=1, E=-3), "E"),
-    ("latency.pingpong", dict(d=1, F=1, E=1, G=0), "G"),
+    ("latency.littles_law", dict(BW=0, L=1, n_SM=1, w=4), "BW"),
+    ("latency.littles_law", dict(BW=1, L=1, n_SM=1, w=0), "w"),
+    ("latency.pingpong", dict(d=1, F_tc=1, R_exp=-3), "R_exp"),
+    ("latency.pingpong", dict(d=1, F_tc=1, R_exp=1, G=0), "G"),
 ])
 def test_bad_input_names_the_parameter(model, point, param):
     with pytest.raises(ValueError) as exc:

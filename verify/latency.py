@@ -144,7 +144,7 @@ def _littles_points(full):
 def _littles_formula(pt):
     m = get("latency.littles_law")
     mean_lat = _LAT * (1 + pt["jitter"])
-    v = m.evaluate("inflight_per_sm", B=_H100_SM_BW * 132, L=mean_lat, n_SM=132, w=pt["w"])
+    v = m.evaluate("inflight_per_sm", BW=_H100_SM_BW * 132, L=mean_lat, n_SM=132, w=pt["w"])
     k = float(v) / pt["w"]
     return {"inflight_bytes": v, "tolerance": littles_tolerance(pt["n"], k, float(pt["jitter"]))}
 
@@ -175,15 +175,15 @@ def _littles_check() -> Check:
 
 # ------------------------------------------------------------------------------------------ ping-pong
 PINGPONG_POINTS = [
-    {"d": d, "F": F(989_424 * 10**9 * mul), "E": F(4_500 * 10**9), "n": n, "k": k, "G": g}
+    {"d": d, "F_tc": F(989_424 * 10**9 * mul), "R_exp": F(4_500 * 10**9), "n": n, "k": k, "G": g}
     for d in (64, 128) for mul in (1, 2) for n in (1, 2, 7, 64) for k in (1, 128 * 128) for g in (1, 2, 3)
 ]
 
 
 def _pp_strategy():
     from hypothesis import strategies as st
-    return st.fixed_dictionaries({"d": st.integers(1, 512), "F": st.integers(1, 10**6).map(F),
-                                  "E": st.integers(1, 10**6).map(F), "n": st.integers(1, 200),
+    return st.fixed_dictionaries({"d": st.integers(1, 512), "F_tc": st.integers(1, 10**6).map(F),
+                                  "R_exp": st.integers(1, 10**6).map(F), "n": st.integers(1, 200),
                                   "k": st.integers(1, 64), "G": st.integers(1, 6)})
 
 
@@ -193,8 +193,8 @@ def _pp_formula(pt):
 
 
 def _pp_run(pt):
-    t_mma = float(pt["k"] * 4 * pt["d"] / pt["F"])   # 4 d FLOP per score: the FA3 convention, stated here too
-    t_exp = float(pt["k"] / pt["E"])
+    t_mma = float(pt["k"] * 4 * pt["d"] / pt["F_tc"])   # 4 d FLOP per score: the FA3 convention, stated here too
+    t_exp = float(pt["k"] / pt["R_exp"])
     return {"makespan": simulate_pingpong(pt["n"], t_mma, t_exp, pt["G"]).makespan}
 
 
