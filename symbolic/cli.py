@@ -311,8 +311,9 @@ def _si(x, unit: str, digits: int = 3) -> str:
 
 
 def default_sweep(model):
-    """The sweep a document shows for a model: its first integer parameter at 1/4x..4x its default,
-    the rest at their defaults; ``None`` when the model lacks defaults for every parameter."""
+    """The sweep a document shows for a model: its first integer parameter at 1/4x..4x its default
+    (the points the model accepts), the rest at their defaults; ``None`` when the model lacks a default
+    for some parameter or accepts fewer than two of the points."""
     names = [p.name for p in model.params]
     if not names or any(n not in model.defaults for n in names):
         return None
@@ -320,8 +321,14 @@ def default_sweep(model):
     if first is None:
         return None
     v0 = int(model.defaults[first.name])
-    values = sorted({max(1, v0 * 2 ** k // 4) for k in range(5)})
-    return {first.name: values}
+    values = []
+    for v in sorted({max(1, v0 * 2 ** k // 4) for k in range(5)}):
+        try:
+            model.check_point({first.name: v})
+        except ValueError:
+            continue
+        values.append(v)
+    return {first.name: values} if len(values) >= 2 else None
 
 
 # ----------------------------------------------------------------------------------- commands

@@ -93,6 +93,32 @@ def print_latex(expr, **settings) -> None:
     print(to_latex(expr, **settings))
 
 
+#: labels longer than this go on a line of their own; expressions longer than BREAK_AT characters of
+#: LaTeX are broken after each term of their outermost sum
+LABEL_WIDTH = 24
+BREAK_AT = 160
+
+
+def _broken(expr) -> list[str]:
+    """``expr`` as one line, or - when long and a sum - one line per term (``+ term`` / ``- term``)."""
+    tex = to_latex(expr)
+    expr = sp.sympify(expr)
+    if len(tex) <= BREAK_AT or not expr.is_Add:
+        return [tex]
+    lines: list[str] = []
+    for k, term in enumerate(TileboundLatexPrinter()._as_ordered_terms(expr)):
+        neg = term.could_extract_minus_sign()
+        body = to_latex(-term if neg else term)
+        if isinstance(-term if neg else term, sp.Add):
+            body = rf"\left({body}\right)"
+        piece = ("- " if neg else ("" if k == 0 else "+ ")) + body
+        if lines and len(lines[-1]) + len(piece) + 1 <= BREAK_AT:   # pack terms greedily
+            lines[-1] += " " + piece
+        else:
+            lines.append(piece)
+    return lines
+
+
 def _text(s: str) -> str:
     return rf"\text{{{escape(s)}}}"
 
@@ -123,8 +149,17 @@ def model_to_latex(model, environment: str = "align") -> str:
         else:  # no nested $…$ inside \text: notebooks' MathJax may not read it
             rows.append(rf"&\text{{{title}" + (rf", when }} {cond}" if cond else "}") + r"\text{:}")
         for ln in sec.lines:
-            unit = rf" && {_text(ln.unit)}" if ln.unit else ""
-            rows.append(rf"{_text(ln.label)} &{RELATIONS.get(ln.relation, ln.relation)} {to_latex(ln.expr)}{unit}")
+            unit = rf" && {_text(ln.unit)}" if ln.unit and ln.unit != "1" else ""
+            label = _text(ln.label)
+            if len(ln.label) > LABEL_WIDTH:      # a long name (a bound's citation) on a line of its own
+                rows.append(rf"\intertext{{{escape(ln.label)}:}}" if standalone else rf"&\text{{{escape(ln.label)}:}}")
+                label = ""
+            rel = RELATIONS.get(ln.relation, ln.relation)
+            pieces = _broken(ln.expr)
+            for k, piece in enumerate(pieces):
+                last = k == len(pieces) - 1
+                head = rf"{label} &{rel} " if k == 0 else r"&\quad "
+                rows.append(head + piece + (unit if last else ""))
     body = []
     for i, row in enumerate(rows):
         nxt = rows[i + 1] if i + 1 < len(rows) else None
