@@ -158,7 +158,9 @@ def _littles_run(pt):
 def _within_tolerance(formula, executed):
     f, e, tol = float(formula["inflight_bytes"]), executed["inflight_bytes"], formula["tolerance"]
     dev = abs(e - f) / f
-    return None if dev <= tol else f"inflight_bytes: formula {f:.6g} vs measured {e:.6g} (rel. {dev:.3g} > tol {tol:.3g})"
+    if dev <= tol:
+        return None
+    return f"inflight_bytes: formula {f:.6g} vs measured {e:.6g} (rel. {dev:.3g} > tol {tol:.3g})"
 
 
 def _littles_check() -> Check:
@@ -193,7 +195,7 @@ def _pp_formula(pt):
 
 
 def _pp_run(pt):
-    t_mma = float(pt["k"] * 4 * pt["d"] / pt["F_tc"])   # 4 d FLOP per score: the FA3 convention, stated here too
+    t_mma = float(pt["k"] * 4 * pt["d"] / pt["F_tc"])   # 4 d FLOP per score (the FA3 convention)
     t_exp = float(pt["k"] / pt["R_exp"])
     return {"makespan": simulate_pingpong(pt["n"], t_mma, t_exp, pt["G"]).makespan}
 
@@ -237,45 +239,35 @@ def _pipe_makespan(pt, L):
 
 def _jitter_formula(pt):
     return {"makespan_at_L": _pipe_makespan(pt, pt["L"]),
-            "makespan_at_mean_L": _pipe_makespan(pt, pt["L"] * (1 + pt["jitter"]))}
+            "makespan_at_mean_L": _pipe_makespan(pt, pt["L"] * (1 + pt["jitter"])),
+            "point": pt}        # the per-seed upper bound is the formula at that seed's largest latency
 
 
-def _jitter_bounds(point):
-    """The inequalities need the drawn latencies, so the comparison is bound to its point."""
-    def compare(formula, executed):
-        ms = executed["makespans"]
-        msgs = []
-        lo = float(formula["makespan_at_L"])
-        if np.any(ms < lo * (1 - RTOL)):
-            msgs.append(f"a seed's makespan {ms.min():.6g} < makespan(L) {lo:.6g}")
-        for s, (m_s, lmax) in enumerate(zip(ms, executed["latency_max"])):
-            hi = float(_pipe_makespan(point, F(float(lmax))))
-            if m_s > hi * (1 + RTOL):
-                msgs.append(f"seed {s}: makespan {m_s:.6g} > makespan(max drawn latency) {hi:.6g}")
-                break
-        mean, se = ms.mean(), ms.std(ddof=1) / math.sqrt(len(ms))
-        jensen = float(formula["makespan_at_mean_L"])
-        if mean < jensen - Z * se:
-            msgs.append(f"mean makespan {mean:.6g} < makespan(mean latency) {jensen:.6g} - {Z:g} s.e. ({se:.3g})")
-        return "; ".join(msgs) or None
-    return compare
+def _jitter_compare(formula, executed):
+    point, ms = formula["point"], executed["makespans"]
+    msgs = []
+    lo = float(formula["makespan_at_L"])
+    if np.any(ms < lo * (1 - RTOL)):
+        msgs.append(f"a seed's makespan {ms.min():.6g} < makespan(L) {lo:.6g}")
+    for s, (m_s, lmax) in enumerate(zip(ms, executed["latency_max"])):
+        hi = float(_pipe_makespan(point, F(float(lmax))))
+        if m_s > hi * (1 + RTOL):
+            msgs.append(f"seed {s}: makespan {m_s:.6g} > makespan(max drawn latency) {hi:.6g}")
+            break
+    mean, se = ms.mean(), ms.std(ddof=1) / math.sqrt(len(ms))
+    jensen = float(formula["makespan_at_mean_L"])
+    if mean < jensen - Z * se:
+        msgs.append(f"mean makespan {mean:.6g} < makespan(mean latency) {jensen:.6g} - {Z:g} s.e. ({se:.3g})")
+    return "; ".join(msgs) or None
 
 
 def _jitter_check() -> Check:
-    def execute(pt):
-        out = _jitter_runs(pt)
-        out["verdict"] = _jitter_bounds(pt)(_jitter_formula(pt), out)
-        return out
-
-    def formula(pt):
-        return _jitter_formula(pt)
-
     return Check(
         name="latency.pipeline.jitter",
-        formula=formula,
-        execute=execute,
+        formula=_jitter_formula,
+        execute=_jitter_runs,
         grid=lambda full: JITTER_POINTS,
-        compare=lambda f, e: e["verdict"],
+        compare=_jitter_compare,
         size=lambda pt: pt["n"],
         description=f"exponential jitter: makespan(L) <= each seed <= makespan(max latency); "
                     f"mean over {SEEDS} seeds >= makespan(mean latency) - {Z:g} s.e.",
