@@ -234,3 +234,27 @@ def test_jitter_check_catches_latencies_below_the_base(monkeypatch):
 def test_a_million_tiles():
     r = simulate(10**6, 280.0, 280.0, 700.0, 6, jitter=1.0, seed=0)
     assert 0.5 < r.busy < 1.0 and r.finish.shape == (10**6,)
+
+
+def test_jitter_busy_approaches_the_mean_latency_formula_as_stages_grow():
+    # beyond stages_to_saturate the formula at the mean latency no longer changes with S, while each
+    # seed's busy fraction only rises with S: the gap shrinks, to within j L (H_n - 1) at S >= n
+    from fractions import Fraction as F
+
+    from symbolic.registry import get
+    pl = get("latency.pipeline")
+    n, L, t_x, t_c, j = 256, 700.0, 280.0, 280.0, 1.0
+    pt = dict(n=n, L=F(L * (1 + j)), t_x=F(t_x), t_c=F(t_c))
+    first = pl.evaluate("stages_to_saturate", S=1, **pt)
+    ladder = [first, first + 2, 2 * first, 4 * first, n]
+    formula = [float(pl.evaluate("busy", S=S, **pt)) for S in ladder]
+    assert len(set(formula)) == 1
+    gaps = []
+    for S in ladder:
+        busy = np.mean([simulate(n, t_c, t_x, L, S, jitter=j, seed=s).busy for s in range(16)])
+        gaps.append(formula[0] - busy)
+    assert all(a >= b for a, b in zip(gaps, gaps[1:])), gaps
+    # at S >= n: E[makespan] - makespan(mean L) <= j L (H_n - 1), so the busy gap <= busy x that / makespan
+    slack = j * L * (sum(1 / i for i in range(1, n + 1)) - 1)
+    bound = formula[0] * slack / float(pl.evaluate("makespan", S=n, **pt))
+    assert gaps[0] > 0.1 and gaps[-1] <= bound, (gaps, bound)
