@@ -1,0 +1,428 @@
+"""The schedule space of a Triton-style GEMM kernel: what can launch, and an analytic time model.
+
+A *config* is ``(BM, BN, BK, warps, stages, GROUP_M)``: the block's tile of ``C``, the K-step, the
+warps per block, the shared-memory pipeline depth and the launch-order grouping (lecture 13, demo 1;
+lecture 10 §6-§10).  :data:`SPACE` has 5 x 5 x 4 x 4 x 5 x 3 = 6000 configs.
+
+**Launchability** (:data:`LAUNCH_RULES`, data, each with its reason): shared memory
+``stages (BM + BN) BK x 2 bytes <= 227 KiB`` (the per-block opt-in limit, REFERENCE §3); a warp's
+sub-tile ``(BM/wy) x (BN/wx)`` at least one ``mma`` (16 x 8) for the warp grid ``WARP_GRID``; the
+course's register estimate ``(BM/wy)(BN/wx)/32 + 40 <= 255`` (accumulators in FP32, 32 threads a
+warp, 40 for addresses and loop state).  3744 of the 6000 launch.
+
+**Time model** (:func:`gemm_time`, vectorised by :func:`times_for_shape`), an analytic model and not
+a measurement; every constant is a field of :class:`TimeModelConstants` with its source:
+
+1. *Tiles, occupancy, waves.*  ``tm tn`` tiles; blocks per SM limited by shared memory (228 KiB a
+   SM, 1 KiB reserved a block), registers (65,536 a SM), warps (64) and blocks (32); the busiest SM
+   runs ``ceil(tiles / SMs)`` tiles in rounds of that many co-resident blocks.
+2. *Padding.*  A block computes its whole ``BM x BN`` tile for ``ceil(K/BK)`` full K-steps, however
+   little of it is inside ``C`` (masked loads fetch only the valid part).
+3. *Per K-step of a round* (``j`` co-resident blocks): the largest of the tensor-core time (the SM's
+   ``4096 FLOP/clk`` times ``min(1, warps on the SM / 4)``: one warp drives one of the 4 tensor-core
+   sub-partitions), the shared-memory reads of the warps' operand strips at the SM's shared-memory
+   bandwidth, the block's bytes through the SM's L2 port, and the latency bound of the pipeline
+   ``(L + t_c) / stages`` (REFERENCE §5; ``L`` is the loaded latency, transfer included): with
+   ``stages - 1`` stages in flight the block hides ``L`` once ``(stages - 1) t_c >= L`` (Little's law).
+4. *Fill and epilogue.*  Each round waits ``L`` for its first stage and ends by storing the ``C``
+   tiles; the blocks of a wave reach their epilogue together, so the stores drain at the SM's share
+   of HBM bandwidth.
+5. *HBM.*  The kernel takes at least ``L + (A and B reads from HBM + C writes) / HBM bandwidth``; the
+   reads follow the launch order through :func:`symbolic.gemm_l2.hbm_reads` with an L2 of 50 MB.
+
+Configs that cannot launch take ``inf``.  Times are seconds (floats: a model, not a count).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field, fields
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .gemm_l2 import hbm_reads
+from .hardware import GPU, H100, H200, L2_BYTES_PER_CLK_PER_SM, LOADED_HBM_LATENCY, get_hardware
+
+__all__ = ["SPACE", "WARP_GRID", "MMA_TILE", "GemmConfig", "LaunchRule", "LAUNCH_RULES", "all_configs",
+           "launch_failures", "static_valid", "smem_bytes", "regs_per_thread", "blocks_per_sm",
+           "TimeModelConstants", "H100_TC", "TIME_MODELS", "gemm_time", "times_for_shape", "config_table",
+           "Landscape", "landscape", "penalty_matrix", "sensitivity"]
+
+#: The knobs and their values, in the order of :class:`GemmConfig`'s fields (lecture 13, demo 1).
+SPACE: Mapping[str, tuple] = MappingProxyType({
+    "bm": (16, 32, 64, 128, 256),
+    "bn": (16, 32, 64, 128, 256),
+    "bk": (16, 32, 64, 128),
+    "warps": (1, 2, 4, 8),
+    "stages": (1, 2, 3, 4, 5),
+    "group": (1, 4, 8),
+})
+#: warps per block -> (warps along M, warps along N) (lecture 13 / Triton's default warp layout)
+WARP_GRID: Mapping[int, tuple] = MappingProxyType({1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (4, 2)})
+#: the smallest warp tile: one ``mma.m16n8`` (PTX ISA, warp-level matrix multiply shapes)
+MMA_TILE = (16, 8)
+DTYPE_BYTES = 2  # FP16/BF16 operands and output
+
+
+@dataclass(frozen=True)
+class GemmConfig:
+    """One schedule.  Fields in :data:`SPACE` order; values outside the space raise ``ValueError``."""
+
+    bm: int
+    bn: int
+    bk: int
+    warps: int
+    stages: int
+    group: int
+
+    def __post_init__(self):
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or int(v) not in SPACE[f.name]:
+                raise ValueError(f"{f.name}: must be one of {', '.join(map(str, SPACE[f.name]))}, got {v!r}")
+            object.__setattr__(self, f.name, int(v))
+
+    def as_tuple(self) -> tuple:
+        return (self.bm, self.bn, self.bk, self.warps, self.stages, self.group)
+
+    @property
+    def warp_tile(self) -> tuple:
+        wy, wx = WARP_GRID[self.warps]
+        return self.bm // wy, self.bn // wx
+
+
+@lru_cache(maxsize=1)
+def all_configs() -> tuple:
+    """All 6000 configs, in :data:`SPACE` order (the last key varies fastest)."""
+    return tuple(GemmConfig(*v) for v in itertools.product(*SPACE.values()))
+
+
+# --------------------------------------------------------------------------------------- resources
+def smem_bytes(bm, bn, bk, stages):
+    """Shared memory of a ``stages``-deep pipeline: ``stages (BM + BN) BK`` elements x 2 bytes (REFERENCE §4)."""
+    return stages * (bm + bn) * bk * DTYPE_BYTES
+
+
+def regs_per_thread(bm, bn, warps):
+    """The course's estimate: FP32 accumulators of the warp tile over 32 threads, plus 40."""
+    wy, wx = _warp_grid(warps)
+    return (bm // wy) * (bn // wx) // 32 + 40
+
+
+def _warp_grid(warps):
+    if isinstance(warps, np.ndarray):
+        wy = np.vectorize(lambda w: WARP_GRID[int(w)][0])(warps)
+        wx = np.vectorize(lambda w: WARP_GRID[int(w)][1])(warps)
+        return wy, wx
+    return WARP_GRID[int(warps)]
+
+
+@dataclass(frozen=True)
+class LaunchRule:
+    """One reason a config cannot launch: ``fails(columns, hw)`` is true (elementwise) when it can't."""
+
+    key: str
+    reason: str
+    source: str
+    fails: Callable
+
+
+LAUNCH_RULES: tuple = (
+    LaunchRule("smem", "shared memory over the 227 KiB a block may use",
+               "stages (BM + BN) BK x 2 bytes > smem_per_block (H100: 227 KiB, REFERENCE §3)",
+               lambda c, hw: smem_bytes(c["bm"], c["bn"], c["bk"], c["stages"]) > hw.smem_per_block),
+    LaunchRule("mma", "a warp's tile is smaller than one mma (16x8)",
+               "BM/wy < 16 or BN/wx < 8 with the warp grid {1:(1,1), 2:(1,2), 4:(2,2), 8:(4,2)}",
+               lambda c, hw: (c["bm"] // _warp_grid(c["warps"])[0] < MMA_TILE[0])
+               | (c["bn"] // _warp_grid(c["warps"])[1] < MMA_TILE[1])),
+    LaunchRule("regs", "more than 255 registers per thread",
+               "(BM/wy)(BN/wx)/32 + 40 > max_regs_per_thread (255, REFERENCE §3)",
+               lambda c, hw: regs_per_thread(c["bm"], c["bn"], c["warps"]) > hw.max_regs_per_thread),
+)
+
+
+def _config(c) -> GemmConfig:
+    if isinstance(c, GemmConfig):
+        return c
+    if isinstance(c, Mapping):
+        return GemmConfig(**c)
+    return GemmConfig(*c)
+
+
+def _gpu(hw) -> GPU:
+    return hw.hw if isinstance(hw, TimeModelConstants) else get_hardware(hw)
+
+
+def launch_failures(c, hw: GPU | str = H100) -> list[str]:
+    """Every rule the config breaks, by key (``[]`` when it launches); see :data:`LAUNCH_RULES` for reasons."""
+    c, hw = _config(c), _gpu(hw)
+    cols = dict(zip(SPACE, c.as_tuple()))
+    return [r.key for r in LAUNCH_RULES if bool(r.fails(cols, hw))]
+
+
+def static_valid(c, hw: GPU | str = H100) -> bool:
+    """True when the config can launch (no rule of :data:`LAUNCH_RULES` fails)."""
+    return not launch_failures(c, hw)
+
+
+# --------------------------------------------------------------------------------------- constants
+@dataclass(frozen=True)
+class TimeModelConstants:
+    """The time model's figures.  Device figures come from :mod:`symbolic.hardware`; the others are
+    modelling assumptions, each with its rationale in ``sources``."""
+
+    hw: GPU = H100
+    latency_s: float = float(LOADED_HBM_LATENCY.value)
+    l2_port_bytes_per_clk: int = L2_BYTES_PER_CLK_PER_SM.value
+    smem_bytes_per_s: float = 31e12
+    smem_reserved_per_block: int = 1024
+    warps_per_tensor_core: int = 1
+    l2_bytes: int = 50 * 10**6
+    l2_bytes_per_s: float = 12e12
+    sources: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({
+        "latency_s": "loaded HBM latency, " + LOADED_HBM_LATENCY.source,
+        "l2_port_bytes_per_clk": L2_BYTES_PER_CLK_PER_SM.source,
+        "smem_bytes_per_s": "H100 shared memory ~31 TB/s per GPU (FlashAttention-3 Table 1, REFERENCE §3), "
+                            "an equal share per SM (~128 B/clk)",
+        "smem_reserved_per_block": "CUDA reserves 1 KiB of shared memory per block on sm_80/sm_90 "
+                                   "(228 KiB per SM = 227 KiB per block + 1 KiB)",
+        "warps_per_tensor_core": "4 tensor-core sub-partitions per SM (REFERENCE §3); a warp issues to one, "
+                                 "so a block of w warps drives min(w, 4) of them",
+        "l2_bytes": "H100 L2 50 MB (REFERENCE §3)",
+        "l2_bytes_per_s": "H100 L2 ~12 TB/s in all (FlashAttention-3 Table 1, REFERENCE §3), shared by the busy SMs",
+    }), compare=False, hash=False)
+
+    @property
+    def smem_limit(self) -> int:
+        return self.hw.smem_per_block
+
+    @property
+    def sm_flops(self) -> float:
+        return float(self.hw.tc_flops_per_sm_clk * self.hw.clock_hz)
+
+    @property
+    def peak_flops(self) -> float:
+        return float(self.hw.tc_peak_flops)
+
+    @property
+    def l2_port_bytes_per_s(self) -> float:
+        return float(self.l2_port_bytes_per_clk * self.hw.clock_hz)
+
+    @property
+    def smem_sm_bytes_per_s(self) -> float:
+        return self.smem_bytes_per_s / self.hw.sms
+
+
+#: The H100 tensor-core model the course uses (``H100_TC.smem_limit`` = 227 KiB).
+H100_TC = TimeModelConstants()
+#: GPUs with time-model constants.  H200 has the H100's SMs, L2 and shared memory (REFERENCE §3) and
+#: its own HBM (4.8 TB/s); other GPUs lack sourced L2 / shared-memory bandwidths here.
+TIME_MODELS: Mapping[str, TimeModelConstants] = MappingProxyType({
+    "H100": H100_TC, "H200": TimeModelConstants(hw=H200)})
+
+
+def _constants(hw) -> TimeModelConstants:
+    if isinstance(hw, TimeModelConstants):
+        return hw
+    gpu = get_hardware(hw)
+    if gpu.name not in TIME_MODELS:
+        raise ValueError(f"hw: no GEMM time-model constants for {gpu.name}; known: {', '.join(TIME_MODELS)}")
+    return TIME_MODELS[gpu.name]
+
+
+def _shape(M, N, K) -> tuple:
+    out = []
+    for name, v in (("M", M), ("N", N), ("K", K)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            if isinstance(v, float) and v.is_integer():
+                v = int(v)
+            else:
+                raise ValueError(f"{name}: must be a positive integer, got {v!r}")
+        if v < 1:
+            raise ValueError(f"{name}: must be >= 1, got {v}")
+        out.append(int(v))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------------------- the model
+def config_table(configs: Sequence[GemmConfig] | None = None) -> dict[str, np.ndarray]:
+    """Columns (int64 arrays) of the configs, one per :data:`SPACE` key."""
+    configs = all_configs() if configs is None else [_config(c) for c in configs]
+    arr = np.array([c.as_tuple() for c in configs], dtype=np.int64).reshape(-1, len(SPACE))
+    return {k: arr[:, i] for i, k in enumerate(SPACE)}
+
+
+def blocks_per_sm(cols: Mapping[str, np.ndarray], k: TimeModelConstants = H100_TC) -> np.ndarray:
+    """Co-resident blocks per SM: the least of the shared-memory, register, warp and block limits."""
+    hw = k.hw
+    sm = smem_bytes(cols["bm"], cols["bn"], cols["bk"], cols["stages"]) + k.smem_reserved_per_block
+    regs = regs_per_thread(cols["bm"], cols["bn"], cols["warps"]) * 32 * cols["warps"]
+    return np.minimum.reduce([hw.smem_per_sm // sm, hw.regs_per_sm // regs,
+                              np.full_like(sm, hw.max_warps_per_sm) // cols["warps"],
+                              np.full_like(sm, hw.max_blocks_per_sm)])
+
+
+def _launchable(cols, hw) -> np.ndarray:
+    bad = np.zeros(len(cols["bm"]), dtype=bool)
+    for r in LAUNCH_RULES:
+        bad |= np.asarray(r.fails(cols, hw), dtype=bool)
+    return ~bad
+
+
+def _round_time(cols, j, M, N, K, k: TimeModelConstants, wy, wx, active):
+    """Seconds for one round of ``j`` co-resident blocks on an SM (fill + K-loop + epilogue)."""
+    bm, bn, bk = (cols[x].astype(float) for x in ("bm", "bn", "bk"))
+    w, st = cols["warps"].astype(float), cols["stages"].astype(float)
+    tm, tn = np.ceil(M / bm), np.ceil(N / bn)
+    rows, cl = M / tm, N / tn                          # valid rows / columns of an average tile
+    steps = np.ceil(K / bk)
+    flops = 2.0 * bm * bn * bk                         # padded: the whole tile, the whole step
+    tc_share = np.minimum(1.0, j * w / (4 * k.warps_per_tensor_core))
+    t_c = j * flops / (k.sm_flops * tc_share)
+    t_smem = j * w * (bm / wy + bn / wx) * bk * DTYPE_BYTES / k.smem_sm_bytes_per_s
+    l2_rate = np.minimum(k.l2_port_bytes_per_s, k.l2_bytes_per_s / active)
+    t_port = j * (rows + cl) * bk * DTYPE_BYTES / l2_rate
+    t_lat = (k.latency_s + t_c / j) / st
+    step = np.maximum.reduce([t_c, t_smem, t_port, t_lat])
+    epilogue = j * rows * cl * DTYPE_BYTES / l2_rate
+    return k.latency_s + steps * step + epilogue
+
+
+def times_for_shape(M: int, N: int, K: int, configs: Sequence[GemmConfig] | None = None,
+                    hw: GPU | str | TimeModelConstants = H100) -> np.ndarray:
+    """Model time (seconds) of every config (default: :func:`all_configs`) on one shape; ``inf`` where
+    a config cannot launch.  Vectorised over configs; cached for the full space."""
+    M, N, K = _shape(M, N, K)
+    k = _constants(hw)
+    if configs is None:
+        return _times_all(M, N, K, k).copy()
+    cols = config_table(configs)
+    return _times(cols, M, N, K, k)
+
+
+@lru_cache(maxsize=64)
+def _times_all(M, N, K, k):
+    out = _times(config_table(), M, N, K, k)
+    out.setflags(write=False)
+    return out
+
+
+@lru_cache(maxsize=8)
+def _index() -> dict:
+    return {c: i for i, c in enumerate(all_configs())}
+
+
+def _times(cols, M, N, K, k: TimeModelConstants) -> np.ndarray:
+    hw = k.hw
+    ok = _launchable(cols, hw)
+    out = np.full(len(cols["bm"]), np.inf)
+    if not ok.any():
+        return out
+    cols = {key: v[ok] for key, v in cols.items()}
+    wy, wx = _warp_grid(cols["warps"])
+    b = blocks_per_sm(cols, k)
+    tm = -(-M // cols["bm"])
+    tn = -(-N // cols["bn"])
+    tiles = tm * tn
+    per_sm = -(-tiles // hw.sms)                       # tiles on the busiest SM
+    rounds = -(-per_sm // b)
+    j_last = per_sm - (rounds - 1) * b
+    active = np.minimum(tiles, hw.sms).astype(float)
+    t_full = _round_time(cols, b.astype(float), M, N, K, k, wy, wx, active)
+    t_last = _round_time(cols, j_last.astype(float), M, N, K, k, wy, wx, active)
+    t_sm = (rounds - 1) * t_full + t_last
+    # HBM: reads through the launch order and the L2, plus the C writes
+    wave = np.minimum(b * hw.sms, tiles)
+    cap = k.l2_bytes // DTYPE_BYTES
+    reads = np.array([_reads(M, N, K, int(a), int(c), int(g), int(wv), cap)
+                      for a, c, g, wv in zip(cols["bm"], cols["bn"], cols["group"], wave)], dtype=float)
+    t_hbm = k.latency_s + (reads + M * N) * DTYPE_BYTES / hw.hbm_bytes_per_s
+    out[ok] = np.maximum(t_sm, t_hbm)
+    return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _reads(M, N, K, bm, bn, group, wave, cap):
+    return hbm_reads(M, N, K, bm, bn, group, wave, cap)
+
+
+def gemm_time(config, M: int, N: int, K: int, hw: GPU | str | TimeModelConstants = H100) -> float:
+    """Model time in seconds of one config on ``C[M,N] = A[M,K] B[K,N]`` (FP16); ``inf`` when it can't launch."""
+    c = _config(config)
+    M, N, K = _shape(M, N, K)
+    k = _constants(hw)
+    return float(_times_all(M, N, K, k)[_index()[c]])
+
+
+# --------------------------------------------------------------------------------------- landscape
+@dataclass(frozen=True)
+class Landscape:
+    """One shape's times over the launchable configs."""
+
+    shape: tuple
+    configs: tuple
+    times: np.ndarray
+
+    @property
+    def best_time(self) -> float:
+        return float(self.times.min())
+
+    def best(self, n: int = 1) -> list[tuple[GemmConfig, float]]:
+        order = np.argsort(self.times, kind="stable")[:n]
+        return [(self.configs[i], float(self.times[i])) for i in order]
+
+    def within(self, factor: float) -> int:
+        """How many configs run within ``factor`` x the best time."""
+        return int((self.times <= factor * self.best_time).sum())
+
+    def percentiles(self, qs: Iterable[float] = (10, 25, 50, 75, 90)) -> dict:
+        return dict(zip(qs, np.percentile(self.times / self.best_time, list(qs))))
+
+    def tflops(self, t: float) -> float:
+        M, N, K = self.shape
+        return 2 * M * N * K / t / 1e12
+
+    def time_of(self, c) -> float:
+        c = _config(c)
+        try:
+            return float(self.times[self.configs.index(c)])
+        except ValueError:
+            return math.inf
+
+
+def landscape(M: int, N: int, K: int, hw=H100) -> Landscape:
+    """The launchable configs and their times on ``(M, N, K)``."""
+    M, N, K = _shape(M, N, K)
+    k = _constants(hw)
+    ts = _times_all(M, N, K, k)
+    ok = np.isfinite(ts)
+    cfgs = tuple(c for c, good in zip(all_configs(), ok) if good)
+    return Landscape((M, N, K), cfgs, ts[ok])
+
+
+def penalty_matrix(shapes: Sequence[tuple], hw=H100) -> np.ndarray:
+    """``P[a, b]`` = time on shape b of shape a's best config / shape b's best time."""
+    lands = [landscape(*s, hw=hw) for s in shapes]
+    bests = [l.best(1)[0][0] for l in lands]
+    return np.array([[lb.time_of(ba) / lb.best_time for lb in lands] for ba in bests])
+
+
+def sensitivity(M: int, N: int, K: int, base=None, hw=H100) -> dict[str, list[tuple[int, float]]]:
+    """From ``base`` (default: the best config), change one knob at a time: ``{knob: [(value, time/base time)]}``
+    (``inf`` where the changed config cannot launch)."""
+    land = landscape(M, N, K, hw=hw)
+    b = land.best(1)[0][0] if base is None else _config(base)
+    t0 = gemm_time(b, M, N, K, hw=hw)
+    out = {}
+    for key, values in SPACE.items():
+        row = []
+        for v in values:
+            d = dict(zip(SPACE, b.as_tuple()))
+            d[key] = v
+            row.append((v, gemm_time(GemmConfig(**d), M, N, K, hw=hw) / t0))
+        out[key] = row
+    return out
