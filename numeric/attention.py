@@ -34,6 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .blas import single_threaded_blas
 from .memory import GlobalMemory, Phantom, Tally, is_phantom
 
 __all__ = [
@@ -284,8 +285,9 @@ def flash_forward(Q, K, V, Br, Bc, causal=False, order="fa2") -> Forward:
     Br, Bc = _positive_int("Br", Br), _positive_int("Bc", Bc)
     mem = GlobalMemory(real=True)
     run = _flash_forward_fa1 if order == "fa1" else _flash_forward_fa2
-    return run(mem, mem.put("Q", np.asarray(Q, float)), mem.put("K", np.asarray(K, float)),
-               mem.put("V", np.asarray(V, float)), N, Nk, d, Br, Bc, causal)
+    with single_threaded_blas():
+        return run(mem, mem.put("Q", np.asarray(Q, float)), mem.put("K", np.asarray(K, float)),
+                   mem.put("V", np.asarray(V, float)), N, Nk, d, Br, Bc, causal)
 
 
 # ------------------------------------------------------------------------------------- flash backward
@@ -326,9 +328,10 @@ def flash_backward(Q, K, V, O, dO, L, Br, Bc, causal=False) -> Backward:
         if np.shape(x) != shape:
             raise ValueError(f"{name}: shape {np.shape(x)} does not match {shape}")
     mem = GlobalMemory(real=True)
-    return _flash_backward(mem, *(mem.put(n, np.asarray(x, float)) for n, x in
-                                  (("Q", Q), ("K", K), ("V", V), ("O", O), ("dO", dO), ("L", L))),
-                           N, Nk, d, Br, Bc, causal)
+    with single_threaded_blas():
+        return _flash_backward(mem, *(mem.put(n, np.asarray(x, float)) for n, x in
+                                      (("Q", Q), ("K", K), ("V", V), ("O", O), ("dO", dO), ("L", L))),
+                               N, Nk, d, Br, Bc, causal)
 
 
 # ------------------------------------------------------------------------------------- count-only
