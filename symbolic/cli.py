@@ -81,12 +81,13 @@ def parse_assignments(items: Sequence[str] | None, option: str = "at") -> dict:
 
 def parse_vary(items: Sequence[str] | None) -> dict:
     """``["N=512,1024", "M=8192..65536"]`` -> ``{"N": [512, 1024], "M": [8192, 16384, 32768, 65536]}``.
-    ``A..B`` doubles from A up to B (inclusive)."""
+    ``A..B`` doubles from A up to B (inclusive).  ``N,N_k=...`` ties parameters: they take the same
+    values together (key ``"N,N_k"``)."""
     out: dict = {}
     for item in items or ():
         name, eq, values = item.partition("=")
-        name = name.strip()
-        if not eq or not name or not values.strip():
+        name = ",".join(n.strip() for n in name.split(","))
+        if not eq or not all(name.split(",")) or not values.strip():
             raise UsageError(f"vary: expected NAME=V1,V2,... or NAME=A..B, got {item!r}")
         vals = []
         for part in values.split(","):
@@ -204,21 +205,36 @@ def _ratio(a, b):
     return r.numerator if r.denominator == 1 else r
 
 
+def _tied(key: str) -> list[str]:
+    """The parameter names one ``--vary`` sets together (``"N,N_k"`` -> ``["N", "N_k"]``)."""
+    return key.split(",")
+
+
+def _varied(vary: Mapping[str, list]) -> set:
+    return {n for key in vary for n in _tied(key)}
+
+
 def _product(vary: Mapping[str, list]) -> list[dict]:
+    """Points of the product of the groups; returns ``{key: value}`` per point (expand with _expand)."""
     points: list[dict] = [{}]
-    for name, values in vary.items():
-        points = [{**p, name: v} for p in points for v in values]
+    for key, values in vary.items():
+        points = [{**p, key: v} for p in points for v in values]
     return points
 
 
+def _expand(vp: Mapping) -> dict:
+    return {n: v for key, v in vp.items() for n in _tied(key)}
+
+
 def sweep_table(model, vary: Mapping[str, list], at: Mapping, quantities: Sequence[str] = (),
-                ratios: Sequence = (), pers: Sequence[str] = (), dtype: str | None = None):
+                ratios: Sequence = (), pers: Sequence[str] = (), dtype: str | None = None, inverse: bool = False):
     """Evaluate ``model`` (and each model in ``ratios``) over the product of ``vary`` at ``at``; return a
-    :class:`Table` of exact values with ratio columns ``MODEL ÷ OTHER`` and ``q ÷ EXPR``."""
+    :class:`Table` of exact values with ratio columns ``MODEL ÷ OTHER`` (``OTHER ÷ MODEL`` when
+    ``inverse``) and ``q ÷ EXPR``."""
     from .evaluate import compile_exact
     from .printing.tables import Measure, Table
 
-    _check_names(model, {**vary, **at}, ratios)
+    _check_names(model, {**{n: 0 for n in _varied(vary)}, **at}, ratios)
     qs = list(quantities) or list(model.all_quantities)
     for q in qs:
         _quantity(model, q)
@@ -227,16 +243,17 @@ def sweep_table(model, vary: Mapping[str, list], at: Mapping, quantities: Sequen
     per_fns = [compile_exact(e) for _, e in per_exprs]
     nbytes = _dtype_bytes(dtype) if dtype else None
 
-    headers: list = list(vary) + qs
+    headers: list = [" = ".join(_tied(k)) for k in vary] + qs
     if nbytes and _is_elements_unit(model.unit(main)):
         headers.append(f"{main} bytes ({dtype})")
     for other in ratios:
-        headers += [f"{other.name} {_other_quantity(other, main)}", f"{model.name} ÷ {other.name}"]
+        a, b = (other.name, model.name) if inverse else (model.name, other.name)
+        headers += [f"{other.name} {_other_quantity(other, main)}", f"{a} ÷ {b}"]
     headers += [(f"{main} ÷ ", e) for e, _ in per_exprs]
 
     rows = []
     for vp in _product(vary):
-        full = {**at, **vp}
+        full = {**at, **_expand(vp)}
         pt = _point(model, full)
         vals = model.evaluate(**pt)
         row: list = list(vp.values()) + [vals[q] for q in qs]
@@ -244,11 +261,12 @@ def sweep_table(model, vary: Mapping[str, list], at: Mapping, quantities: Sequen
             row.append(Measure(vals[main] * nbytes, "B"))
         for other in ratios:
             ov = other.evaluate(_other_quantity(other, main), **_point(other, full))
-            row += [ov, _ratio(vals[main], ov)]
+            row += [ov, _ratio(ov, vals[main]) if inverse else _ratio(vals[main], ov)]
         for fn in per_fns:
             row.append(_ratio(vals[main], fn(**{n: pt[n] for n in fn.names})))
         rows.append(tuple(row))
-    fixed = {k: v for k, v in _point(model, {**at, **{k: vs[0] for k, vs in vary.items()}}).items() if k not in vary}
+    first = _expand({k: vs[0] for k, vs in vary.items()})
+    fixed = {k: v for k, v in _point(model, {**at, **first}).items() if k not in first}
     caption = f"{model.name}: {', '.join(qs)}"
     if fixed:
         caption += " at " + ", ".join(f"{k} = {v}" for k, v in fixed.items())
@@ -385,7 +403,7 @@ def cmd_table(args, out) -> int:
     at = parse_assignments(args.at)
     model = _model(args.model)
     others = [_model(n) for n in args.ratio or ()]
-    table = sweep_table(model, vary, at, args.quantity or (), others, args.per or (), args.dtype)
+    table = sweep_table(model, vary, at, args.quantity or (), others, args.per or (), args.dtype, args.inverse)
     out.write(render(table, args.format) + "\n")
     return 0
 
@@ -401,7 +419,7 @@ def cmd_latex(args, out) -> int:
     entries = []
     for m in models:
         tables = []
-        sweep = ({k: v for k, v in vary.items() if k in {p.name for p in m.params}} if vary
+        sweep = ({k: v for k, v in vary.items() if set(_tied(k)) <= {p.name for p in m.params}} if vary
                  else (default_sweep(m) if args.standalone and not args.no_tables else None))
         if sweep:
             tables.append(sweep_table(m, sweep, {k: v for k, v in at.items() if k in {p.name for p in m.params}}))
@@ -427,37 +445,35 @@ def cmd_plot(args, out) -> int:
 
     vary = parse_vary(args.vary)
     if len(vary) != 1:
-        raise UsageError("vary: plot takes exactly one --vary NAME=...")
-    (xname, xs), = vary.items()
+        raise UsageError("vary: plot takes exactly one --vary NAME=... (tie parameters with N,N_k=...)")
+    (xkey, xs), = vary.items()
     at = parse_assignments(args.at)
     models = [_model(n) for n in args.models]
     for m in models:
-        _check_names(m, {xname: 0, **at}, [o for o in models if o is not m])
+        _check_names(m, {**{n: 0 for n in _tied(xkey)}, **at}, [o for o in models if o is not m])
     plotting.require_matplotlib()
-    q0 = args.quantity
-    series = []
+    series, fixed = [], {}
     dense = _dense(xs)
     for m in models:
-        q = q0 or m.main_quantity
-        _quantity(m, q)
-        pts = [_point(m, {**at, xname: x}) for x in dense]
-        ys = [m.evaluate(q, **p) for p in pts]
-        series.append(plotting.Series(f"{m.name}: formula", dense, ys, "line"))
-        lead_fn = _leading_fn(m)
-        if lead_fn is not None and not args.no_leading:
+        q = _quantity(m, args.quantity or m.main_quantity)
+        pts = [_point(m, {**at, **_expand({xkey: x})}) for x in dense]
+        series.append(plotting.Series(f"{m.name}: formula", dense, [m.evaluate(q, **p) for p in pts], "line"))
+        lead_fn = _leading_fn(m) if q == m.main_quantity and not args.no_leading else None
+        if lead_fn is not None:
             series.append(plotting.Series(f"{m.name}: leading term", dense,
                                           [lead_fn(**{n: p[n] for n in lead_fn.names}) for p in pts], "dashed"))
         if not args.no_executed:
-            ex = _executed(m, q, xname, xs, at)
+            ex = _executed(m, q, xkey, xs, at)
             if ex is not None:
                 series.append(plotting.Series(f"{m.name}: executed", ex[0], ex[1], "points"))
-    unit = models[0].unit(q0 or models[0].main_quantity)
-    fixed = {k: v for k, v in _point(models[0], {**at, xname: xs[0]}).items() if k != xname}
+        fixed.update({k: v for k, v in pts[0].items() if k not in _tied(xkey)})
+    q0 = args.quantity or models[0].main_quantity
+    unit = models[0].unit(q0)
     title = ", ".join(m.name for m in models)
     if fixed:
         title += "\n" + ", ".join(f"{k} = {v}" for k, v in fixed.items())
-    ylabel = f"{q0 or models[0].main_quantity}" + (f" ({unit})" if unit and unit != "1" else "")
-    plotting.plot_series(series, xlabel=xname, ylabel=ylabel, title=title, path=args.output,
+    ylabel = q0 + (f" ({unit})" if unit and unit != "1" else "")
+    plotting.plot_series(series, xlabel=" = ".join(_tied(xkey)), ylabel=ylabel, title=title, path=args.output,
                          loglog=not args.linear)
     out.write(f"wrote {args.output}\n")
     return 0
@@ -477,16 +493,22 @@ def _dense(xs: Sequence) -> list:
 
 
 def _leading_fn(model):
+    """The leading term compiled for exact evaluation, or ``None`` when it is the formula itself (no
+    second curve to draw) or the model cannot derive it."""
     from .evaluate import compile_exact
     try:
-        return compile_exact(model.leading())
+        lead = model.leading()
+        if lead == model[model.main_quantity]:
+            return None
+        return compile_exact(lead)
     except Exception:  # noqa: BLE001  a model without a leading term plots without the guide
         return None
 
 
-def _executed(model, quantity, xname, xs, at):
+def _executed(model, quantity, xkey, xs, at):
     """Executed counts from the verify layer's check of the same name, or ``None`` (with a note on
-    stderr) when there is none or it fails at a point."""
+    stderr) when there is none or it fails at a point.  An executor reporting ``reads`` and ``writes``
+    gives ``total`` as their sum (the Model's own definition of ``total``)."""
     try:
         from verify.registry import select
     except ImportError:
@@ -495,15 +517,16 @@ def _executed(model, quantity, xname, xs, at):
     if not checks:
         sys.stderr.write(f"note: no executor check named {model.name}; plotting the formula only\n")
         return None
-    check = checks[0]
     got_x, got_y = [], []
     for x in xs:
-        pt = _point(model, {**at, xname: x})
+        pt = _point(model, {**at, **_expand({xkey: x})})
         try:
-            got = check.execute(pt)
+            got = dict(checks[0].execute(pt))
         except Exception as exc:  # noqa: BLE001
-            sys.stderr.write(f"note: executor failed at {pt}: {type(exc).__name__}: {exc}\n")
+            sys.stderr.write(f"note: {model.name} executor failed at {pt}: {type(exc).__name__}: {exc}\n")
             continue
+        if "total" not in got and "reads" in got and "writes" in got:
+            got["total"] = got["reads"] + got["writes"]
         if quantity in got:
             got_x.append(x)
             got_y.append(got[quantity])
@@ -537,10 +560,12 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("table", help="sweep table with ratio columns")
     s.add_argument("model")
     s.add_argument("--vary", nargs="+", action="extend", required=True, metavar="NAME=V1,V2|A..B",
-                   help="values to sweep (A..B doubles from A to B); several --vary sweep their product")
+                   help="values to sweep (A..B doubles from A to B; N,N_k=... ties parameters); "
+                        "several --vary sweep their product")
     s.add_argument("--at", nargs="+", action="extend", metavar="NAME=VALUE", help=at_help)
     s.add_argument("--quantity", "-q", action="append", help="quantities to show (default: all)")
     s.add_argument("--ratio", action="append", metavar="OTHER", help="add OTHER's value and MODEL ÷ OTHER")
+    s.add_argument("--inverse", action="store_true", help="ratio columns as OTHER ÷ MODEL")
     s.add_argument("--per", action="append", metavar="EXPR",
                    help="add the main quantity ÷ EXPR (e.g. 'N^2 d^2/M'; 'theta' = the model's Θ class)")
     s.add_argument("--dtype", default=None, help="add the main quantity in bytes of this element type")

@@ -59,6 +59,7 @@ def test_parse_assignments(items, expected):
     (["N=512..4096"], {"N": [512, 1024, 2048, 4096]}),
     (["N=3..20"], {"N": [3, 6, 12]}),
     (["N=1,2", "d=64"], {"N": [1, 2], "d": [64]}),
+    (["N, N_k=1,2"], {"N,N_k": [1, 2]}),
 ])
 def test_parse_vary(items, expected):
     assert parse_vary(items) == expected
@@ -117,6 +118,14 @@ def test_table_ratio_and_per_columns(capsys, toys):
     # N = 32: total = 64 + 2 = 66, copy 64, 66/64 = 1.03, 66/32 = 2.06
     # N = 100: total = 200 + 8 = 208, copy 200, 208/200 = 1.04, 208/100 = 2.08
     assert data_rows(out) == [["32", "66", "64", "1.03", "2.06"], ["100", "208", "200", "1.04", "2.08"]]
+
+
+def test_table_tied_parameters(capsys, toys):
+    # N = B = 32: one tile, total = 64 + 2 = 66; N = B = 64: 128 + 2 = 130
+    rc, out, _ = run(capsys, "table", "toy.halo", "--vary", "N,B=32,64", "-q", "total")
+    assert rc == 0
+    assert out.splitlines()[1].split() == ["N", "=", "B", "total"]
+    assert data_rows(out) == [["32", "66"], ["64", "130"]]
 
 
 def test_table_per_theta_gives_the_constant(capsys, toys):

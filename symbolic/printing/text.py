@@ -194,7 +194,7 @@ def model_to_text(model, unicode: bool = True) -> str:
             rel = relation_text(ln.relation, unicode)
             if len(ln.label) > _LABEL_WIDTH:       # a long name (a lower bound's citation) on its own line
                 lines.append(f"  {ln.label}")
-                lines.append(f"  {'':<{width}} {rel} {e:<{ewidth}}{unit}".rstrip())
+                lines.append(f"  {'':<{max(width, 2)}} {rel} {e:<{ewidth}}{unit}".rstrip())
             else:
                 lines.append(f"  {ln.label:<{width}} {rel} {e:<{ewidth}}{unit}".rstrip())
         for note in sec.notes:
