@@ -13,10 +13,13 @@ it uses.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction as _Fraction
 from types import MappingProxyType
 from typing import Mapping, Optional
 
-__all__ = ["GPU", "HARDWARE", "A100", "H100", "H200", "B200", "get_hardware", "KB", "KiB", "MB", "TB"]
+__all__ = ["GPU", "HARDWARE", "A100", "A100_80GB", "H100", "H200", "B200", "get_hardware", "KB", "KiB", "MB", "GB", "TB",
+           "Assumption", "ASSUMPTIONS", "LOADED_HBM_LATENCY", "L2_BYTES_PER_CLK_PER_SM",
+           "UNLOADED_GLOBAL_LATENCY_CLK", "UNLOADED_L2_LATENCY_CLK"]
 
 KB, MB, GB, TB = 10**3, 10**6, 10**9, 10**12
 KiB = 1024
@@ -129,8 +132,6 @@ class Assumption:
     unit: str
     source: str
 
-
-from fractions import Fraction as _Fraction  # noqa: E402  (kept beside the records that use it)
 
 #: Loaded HBM latency (an assumption; unloaded pointer-chase latency is ~466-479 cycles, below)
 LOADED_HBM_LATENCY = Assumption(
