@@ -24,7 +24,7 @@ import numpy as np
 import sympy as sp
 
 from .asymptotics import UNRESTRICTED, Regime, leading_term, theta
-from .evaluate import compile_exact
+from .evaluate import compile_exact, compile_grid
 
 __all__ = ["Model", "IO_QUANTITIES"]
 
@@ -185,13 +185,22 @@ class Model:
         return {k: f(**pt) for k, f in self._compiled.items()}
 
     def evaluate_grid(self, quantity: str, **arrays) -> np.ndarray:
-        """Elementwise exact evaluation over broadcast arrays; returns an object array of ints."""
+        """Vectorised exact evaluation over broadcast arrays (missing parameters take their defaults);
+        returns an object array of Python ints/Fractions.  Every point is validated first."""
         names = [p.name for p in self.params]
+        unknown = [k for k in arrays if k not in names]
+        if unknown:
+            raise ValueError(f"{unknown[0]}: not a parameter of {self.name} (parameters: {', '.join(names)})")
         cols = np.broadcast_arrays(*[np.asarray(arrays.get(n, self.defaults.get(n)), dtype=object) for n in names])
-        out = np.empty(cols[0].shape, dtype=object)
-        for idx in np.ndindex(out.shape):
-            out[idx] = self.evaluate(quantity, **{n: c[idx] for n, c in zip(names, cols)})
-        return out
+        for idx in np.ndindex(cols[0].shape):
+            self.check_point({n: c[idx] for n, c in zip(names, cols)})
+        if quantity not in self._grid:
+            self[quantity]
+        return self._grid[quantity](**dict(zip(names, cols)))
+
+    @cached_property
+    def _grid(self):
+        return {k: compile_grid(v, self.params) for k, v in self.all_quantities.items()}
 
     def lambdify(self, quantity: str):
         """Fast floating-point evaluation for plots (NumPy); never used for counts."""

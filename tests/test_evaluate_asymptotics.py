@@ -67,3 +67,20 @@ def test_dominance_needs_the_regime():
 def test_min_must_be_resolved():
     with pytest.raises(ValueError, match="regime"):
         theta(sp.Min(N, Bc) * d)
+
+
+@pytest.mark.parametrize("expr", [
+    sp.ceiling(N / Br) * N * d + sp.Min(Bc, d) - sp.Max(N, Br),
+    sp.floor(N / 3) + N / Br,
+    sp.Sum(i * sp.Min(N, Br), (i, 0, sp.ceiling(N / Br) - 1)) + d,
+])
+def test_grid_evaluation_equals_pointwise(expr):
+    import numpy as np
+    from symbolic.evaluate import compile_grid
+    rng = np.random.default_rng(0)
+    pts = {s.name: rng.integers(1, 50, size=(3, 4)).astype(object) for s in expr.free_symbols}
+    pts["N"] = pts["N"] * 10**15 if "N" in pts and not expr.has(sp.Sum) else pts.get("N")
+    grid = compile_grid(expr)(**pts)
+    one = compile_exact(expr)
+    for idx in np.ndindex(3, 4):
+        assert grid[idx] == one(**{k: int(v[idx]) for k, v in pts.items()})
