@@ -256,7 +256,7 @@ def sweep_table(model, vary: Mapping[str, list], at: Mapping, quantities: Sequen
         full = {**at, **_expand(vp)}
         pt = _point(model, full)
         vals = model.evaluate(**pt)
-        row: list = list(vp.values()) + [vals[q] for q in qs]
+        row: list = list(vp.values()) + [_cell(vals[q], model.unit(q)) for q in qs]
         if nbytes and _is_elements_unit(model.unit(main)):
             row.append(Measure(vals[main] * nbytes, "B"))
         for other in ratios:
@@ -273,6 +273,12 @@ def sweep_table(model, vary: Mapping[str, list], at: Mapping, quantities: Sequen
     units = sorted({model.unit(q) for q in qs if model.unit(q) and model.unit(q) != "1"})
     notes = (f"units: {', '.join(f'{q} in {model.unit(q)}' for q in qs if model.unit(q) and model.unit(q) != '1')}",) if units else ()
     return Table(tuple(headers), tuple(rows), caption=caption, notes=notes)
+
+
+def _cell(value, unit: str):
+    """Counts stay exact integers; times show in human units (``101 µs``)."""
+    from .printing.tables import Measure
+    return Measure(value, "s") if unit == "s" else value
 
 
 def _quantity(model, q: str) -> str:
@@ -598,6 +604,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 bad input)."""
     out = sys.stdout
+    if not _unicode_ok(out) and hasattr(out, "reconfigure"):
+        out.reconfigure(errors="replace")   # an ASCII terminal gets '?' for ⌈ ⌉, not a traceback
     try:
         args = build_parser().parse_args(argv)
         return args.run(args, out)

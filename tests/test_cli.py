@@ -249,3 +249,19 @@ def test_python_dash_m_subprocess():
 def test_help_exits_0(capsys):
     rc, out, _ = run(capsys, "--help")
     assert rc == 0 and "show" in out and "table" in out
+
+
+# ------------------------------------------------------------------------------ every registered model
+@pytest.mark.parametrize("name", registry.names())
+def test_every_model_shows_without_printer_code(capsys, name):
+    """Any registered model prints: every quantity is named, and with complete defaults its values too."""
+    model = registry.get(name)
+    argv = ["show", name]
+    if all(p.name in model.defaults for p in model.params):
+        argv += ["--at"] + [f"{k}={v}" for k, v in model.defaults.items() if k in {p.name for p in model.params}]
+    rc, out, err = run(capsys, *argv)
+    assert rc == 0, err
+    for q in model.all_quantities:
+        assert f"  {q} " in out
+    if "--at" in argv:
+        assert "exact" in out.split("\nat ")[-1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from symbolic.printing.latex import TileboundLatexPrinter, escape, model_to_latex, to_latex
+from symbolic.printing.latex import TileboundLatexPrinter, escape, math_text, model_to_latex, to_latex
 from symbolic.printing.notation import Omega, Theta
 from symbolic.symbols import Bc, Br, M, N, Nk, d
 
@@ -91,4 +91,32 @@ def test_model_aligned_for_notebooks():
 def test_underscored_quantity_names_are_escaped():
     from symbolic.model import Model
     m = Model(name="toy.q", summary="s", quantities={"t_compute": N}, params=(N,))
-    assert r"\text{t\_compute} &= N" in model_to_latex(m)
+    assert r"\text{t}\_\text{compute} &= N" in model_to_latex(m)
+
+
+MATH_TEXT = [
+    ("reads", r"\text{reads}"),
+    ("t_compute", r"\text{t}\_\text{compute}"),
+    ("in 100% of {it}", r"\text{in 100}\%\text{ of }\{\text{it}\}"),
+    ("a ≤ b", r"\text{a }\le \text{ b}"),
+    ("N×N", r"\text{N}\times \text{N}"),
+    ("x^2", r"\text{x}\hat{}\text{2}"),
+]
+
+
+@pytest.mark.parametrize("text,tex", MATH_TEXT)
+def test_math_text_for_notebooks(text, tex):
+    """Labels inside math: no escapes inside \\text{} (MathJax may not read them), specials in math mode."""
+    assert math_text(text) == tex
+
+
+def test_notebook_text_has_no_text_mode_escapes():
+    """Inside ``aligned`` every ``\\text{...}`` holds plain characters only (MathJax-safe)."""
+    import re
+
+    from symbolic.model import Model
+    m = Model(name="toy.q", summary="s", quantities={"t_compute": N, "max_bytes_%": 2 * N}, params=(N,),
+              lower_bounds={"Omega(N^2) from {a paper}, 100% sure": N})
+    tex = m._repr_latex_()
+    texts = re.findall(r"\\text\{([^{}]*)\}", tex)
+    assert texts and all("\\" not in t and "_" not in t and "%" not in t for t in texts)

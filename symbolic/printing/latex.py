@@ -17,7 +17,7 @@ from sympy.printing.latex import LatexPrinter
 
 from ..symbols import LATEX_NAMES
 
-__all__ = ["TileboundLatexPrinter", "to_latex", "print_latex", "model_to_latex", "escape", "ENVIRONMENTS"]
+__all__ = ["TileboundLatexPrinter", "to_latex", "print_latex", "model_to_latex", "escape", "math_text", "ENVIRONMENTS"]
 
 #: environment -> whether it is a display of its own (``align``) or sits inside ``$$…$$`` (``aligned``)
 ENVIRONMENTS = MappingProxyType({"align": True, "align*": True, "aligned": False})
@@ -119,8 +119,41 @@ def _broken(expr) -> list[str]:
     return lines
 
 
+#: characters that may not stand inside ``\text{}`` when MathJax reads it, as math-mode markup that
+#: pdfLaTeX and MathJax both understand
+_MATH_CHARS = MappingProxyType({
+    "_": r"\_", "%": r"\%", "&": r"\&", "$": r"\$", "#": r"\#", "{": r"\{", "}": r"\}", "\\": r"\backslash",
+    "^": r"\hat{}", "~": r"\sim", "<": "<", ">": ">", "|": "|",
+    "×": r"\times", "÷": r"\div", "·": r"\cdot", "µ": r"\mu", "μ": r"\mu", "≤": r"\le", "≥": r"\ge",
+    "≠": r"\ne", "→": r"\to", "≈": r"\approx", "∈": r"\in", "Θ": r"\Theta", "Ω": r"\Omega", "Σ": r"\Sigma",
+    "⌈": r"\lceil", "⌉": r"\rceil", "⌊": r"\lfloor", "⌋": r"\rfloor", "²": "^{2}", "³": "^{3}", "−": "-",
+    "–": "-", "—": "-", "∞": r"\infty", "±": r"\pm",
+})
+
+
+def math_text(text: str) -> str:
+    r"""Text for math mode that pdfLaTeX and a notebook's MathJax both read: plain runs in ``\text{}``,
+    every special character as math markup between them (``t_compute`` -> ``\text{t}\_\text{compute}``)."""
+    out, run = [], []
+
+    def flush():
+        if run:
+            out.append(rf"\text{{{''.join(run)}}}")
+            run.clear()
+    for ch in str(text):
+        if ch in _MATH_CHARS:
+            flush()
+            out.append(_MATH_CHARS[ch] + (" " if _MATH_CHARS[ch][-1:].isalpha() else ""))
+        elif ord(ch) > 127:
+            run.append(f"[U+{ord(ch):04X}]")
+        else:
+            run.append(ch)
+    flush()
+    return "".join(out).rstrip()
+
+
 def _text(s: str) -> str:
-    return rf"\text{{{escape(s)}}}"
+    return math_text(s)
 
 
 def _assumptions_tex(assumptions) -> str:
@@ -140,19 +173,18 @@ def model_to_latex(model, environment: str = "align") -> str:
     standalone = ENVIRONMENTS[environment]
     rows: list[str] = []
     for sec in model_sections(model):
-        title = escape(sec.title)
-        if sec.notes:
-            title += " (" + "; ".join(escape(n) for n in sec.notes) + ")"
+        title = sec.title + (" (" + "; ".join(sec.notes) + ")" if sec.notes else "")
         cond = _assumptions_tex(sec.assumptions) if sec.assumptions else ""
         if standalone:
-            rows.append(rf"\intertext{{{title}" + (rf", when ${cond}$" if cond else "") + ":}")
-        else:  # no nested $…$ inside \text: notebooks' MathJax may not read it
-            rows.append(rf"&\text{{{title}" + (rf", when }} {cond}" if cond else "}") + r"\text{:}")
+            rows.append(rf"\intertext{{{escape(title)}" + (rf", when ${cond}$" if cond else "") + ":}")
+        else:  # no \intertext in aligned, and no $…$ inside \text (a notebook's MathJax may not read it)
+            rows.append("&" + math_text(title + (", when " if cond else "")) + (f" {cond}" if cond else "")
+                        + r"\text{:}")
         for ln in sec.lines:
             unit = rf" && {_text(ln.unit)}" if ln.unit and ln.unit != "1" else ""
             label = _text(ln.label)
             if len(ln.label) > LABEL_WIDTH:      # a long name (a bound's citation) on a line of its own
-                rows.append(rf"\intertext{{{escape(ln.label)}:}}" if standalone else rf"&\text{{{escape(ln.label)}:}}")
+                rows.append(rf"\intertext{{{escape(ln.label)}:}}" if standalone else "&" + math_text(ln.label + ":"))
                 label = ""
             rel = RELATIONS.get(ln.relation, ln.relation)
             pieces = _broken(ln.expr)
