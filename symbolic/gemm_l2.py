@@ -43,7 +43,7 @@ from functools import lru_cache
 import numpy as np
 
 __all__ = ["tile_of", "launch_order", "wave_panels", "wave_reads", "compulsory_reads",
-           "step_footprint", "hbm_reads", "ceil_div", "panel_sums"]
+           "step_footprint", "hbm_reads", "ceil_div", "panel_sums", "reuse_floor"]
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -196,3 +196,19 @@ def hbm_reads(M: int, N: int, K: int, BM: int, BN: int, group: int, wave: int, c
     if compulsory_reads(M, N, K) <= _pos("capacity", capacity):
         return compulsory_reads(M, N, K)
     return wave_reads(M, N, K, BM, BN, group, wave)
+
+
+def reuse_floor(M: int, N: int, K: int, BM: int, BN: int, BK: int, group: int, wave: int) -> int:
+    """A floor on the LRU stack distance of any chunk reused across waves: a chunk of K-step ``k``
+    used by a wave and again by a later one has, in between, the full K-steps ``k+1 ..`` of the first
+    wave or ``.. k-1`` of the second - at least ``tk - 2`` full steps of some wave, each touching that
+    wave's valid panel rows and columns x ``BK``.  A cache smaller than this keeps nothing across waves,
+    so HBM reads equal :func:`wave_reads` exactly (given ``capacity >= step_footprint``)."""
+    M, N, K, BM, BN, group, wave = _check(M, N, K, BM, BN, group, wave)
+    BK = _pos("BK", BK)
+    tm, tn, tk = ceil_div(M, BM), ceil_div(N, BN), ceil_div(K, BK)
+    if tk < 3:
+        return 0
+    least = min((nr * BM - (tm * BM - M) * lr) + (nc * BN - (tn * BN - N) * lc)
+                for nr, nc, lr, lc in wave_panels(tm, tn, group, wave))
+    return (tk - 2) * BK * least

@@ -48,7 +48,7 @@ from .gemm_l2 import hbm_reads
 from .hardware import GPU, H100, H200, L2_BYTES_PER_CLK_PER_SM, LOADED_HBM_LATENCY, get_hardware
 
 __all__ = ["SPACE", "WARP_GRID", "MMA_TILE", "GemmConfig", "LaunchRule", "LAUNCH_RULES", "all_configs",
-           "launch_failures", "static_valid", "smem_bytes", "regs_per_thread", "blocks_per_sm",
+           "launch_failures", "static_valid", "smem_elements", "smem_bytes", "regs_estimate", "regs_per_thread", "blocks_per_sm",
            "TimeModelConstants", "H100_TC", "TIME_MODELS", "gemm_time", "times_for_shape", "config_table",
            "Landscape", "landscape", "penalty_matrix", "sensitivity"]
 
@@ -102,15 +102,28 @@ def all_configs() -> tuple:
 
 
 # --------------------------------------------------------------------------------------- resources
+def smem_elements(bm, bn, bk, stages=1):
+    """Shared memory of a ``stages``-deep pipeline in elements: ``stages (BM + BN) BK`` (REFERENCE §4: a
+    K-step loads ``(BM + BN) BK`` elements).  Ints, arrays or SymPy symbols."""
+    return stages * (bm + bn) * bk
+
+
 def smem_bytes(bm, bn, bk, stages):
-    """Shared memory of a ``stages``-deep pipeline: ``stages (BM + BN) BK`` elements x 2 bytes (REFERENCE §4)."""
-    return stages * (bm + bn) * bk * DTYPE_BYTES
+    """:func:`smem_elements` x 2 bytes (FP16 operands)."""
+    return smem_elements(bm, bn, bk, stages) * DTYPE_BYTES
+
+
+def regs_estimate(bm, bn, wy, wx):
+    """The course's register estimate per thread: the warp tile's ``(BM/wy)(BN/wx)`` FP32 accumulators
+    over 32 threads, plus 40 for addresses and loop state.  Works on ints, NumPy arrays and SymPy
+    symbols (``//`` is ``floor``)."""
+    return (bm // wy) * (bn // wx) // 32 + 40
 
 
 def regs_per_thread(bm, bn, warps):
-    """The course's estimate: FP32 accumulators of the warp tile over 32 threads, plus 40."""
+    """:func:`regs_estimate` with the warp grid of :data:`WARP_GRID`."""
     wy, wx = _warp_grid(warps)
-    return (bm // wy) * (bn // wx) // 32 + 40
+    return regs_estimate(bm, bn, wy, wx)
 
 
 def _warp_grid(warps):

@@ -15,15 +15,11 @@ _LECTURE01 = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file
 if _LECTURE01 not in sys.path:
     sys.path.insert(1, _LECTURE01)
 
+from numeric.gemm import run_gemm, tiled_matmul  # noqa: E402,F401
+from symbolic.gemm import cosma_gap, gemm_traffic  # noqa: E402,F401
 from symbolic.hardware import H100  # noqa: E402,F401
 from symbolic.schedule import (DTYPE_BYTES, MMA_TILE, WARP_GRID, blocks_per_sm,  # noqa: E402,F401
-                               regs_per_thread, smem_bytes)
+                               regs_estimate, regs_per_thread, smem_bytes, smem_elements)
 
-__all__ = ["H100", "DTYPE_BYTES", "MMA_TILE", "WARP_GRID", "blocks_per_sm", "regs_per_thread", "smem_bytes"]
-
-try:  # the traffic formulas and the executor (present once symbolic.gemm / numeric.gemm exist)
-    from numeric.gemm import tiled_matmul  # noqa: F401
-    from symbolic.gemm import gemm_traffic  # noqa: F401
-    __all__ += ["tiled_matmul", "gemm_traffic"]
-except ImportError:  # pragma: no cover
-    pass
+__all__ = ["H100", "DTYPE_BYTES", "MMA_TILE", "WARP_GRID", "blocks_per_sm", "regs_estimate", "regs_per_thread",
+           "smem_bytes", "smem_elements", "gemm_traffic", "cosma_gap", "run_gemm", "tiled_matmul"]

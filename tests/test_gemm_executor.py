@@ -1,0 +1,108 @@
+"""The counting GEMM executor (numeric.gemm) and the LRU L2 simulator (numeric.l2cache).
+
+Oracles: NumPy's own product, counts derived by hand, a hand-traced LRU sequence.  The formulas are
+compared with these executors in verify.gemm (tests/test_verify_gemm below runs that sweep).
+"""
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from numeric.gemm import launch_tiles, pid_to_tile, run_gemm
+from numeric.l2cache import LRUCache, simulate_l2
+
+
+@pytest.mark.parametrize("M,N,K,bm,bn,bk,group,wave", [
+    (1, 1, 1, 1, 1, 1, 1, 1), (100, 70, 33, 32, 16, 8, 1, 1), (100, 70, 33, 32, 16, 8, 4, 5),
+    (7, 9, 300, 16, 16, 64, 8, 3), (64, 64, 64, 64, 64, 64, 1, 1), (5, 200, 17, 2, 32, 4, 2, 7),
+])
+def test_real_mode_multiplies(M, N, K, bm, bn, bk, group, wave):
+    rng = np.random.default_rng(1)
+    A, B = rng.standard_normal((M, K)), rng.standard_normal((K, N))
+    run = run_gemm(M, N, K, bm, bn, bk, group=group, wave=wave, real=True, A=A, B=B)
+    np.testing.assert_allclose(run.C, A @ B, rtol=1e-10, atol=1e-10)
+
+
+def test_counts_by_hand():
+    # tm = 4, tn = 5, tk = 5 (see tests/test_gemm_formulas.py for the derivation)
+    run = run_gemm(100, 70, 33, 32, 16, 8)
+    assert (run.reads_A, run.reads_B, run.writes, run.flops, run.flops_padded) == (16500, 9240, 7000, 462000, 819200)
+    assert run.requests == 2 * 4 * 5 * 5            # an A and a B request per tile per K-step
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 60), st.integers(1, 60), st.integers(1, 60), st.integers(1, 20), st.integers(1, 20),
+       st.integers(1, 20), st.sampled_from([1, 2, 4, 8]), st.integers(1, 9))
+@example(1, 1, 1, 20, 20, 20, 1, 1)
+def test_modes_and_orders_agree(M, N, K, bm, bn, bk, group, wave):
+    """Shape-only and real mode count the same; the launch order and the waves change no count."""
+    base = run_gemm(M, N, K, bm, bn, bk).counts()
+    assert run_gemm(M, N, K, bm, bn, bk, group=group, wave=wave).counts() == base
+    assert run_gemm(M, N, K, bm, bn, bk, group=group, wave=wave, real=True).counts() == base
+    assert base["writes"] == M * N and base["flops"] == 2 * M * N * K
+
+
+def test_launch_order_is_triton_grouping():
+    assert launch_tiles(3, 2, 2) == [(0, 0), (1, 0), (0, 1), (1, 1), (2, 0), (2, 1)]
+    assert launch_tiles(2, 3, 1) == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]
+    for tm, tn, g in ((7, 5, 4), (8, 8, 8), (1, 9, 8)):
+        assert sorted(launch_tiles(tm, tn, g)) == [(i, j) for i in range(tm) for j in range(tn)]
+    assert pid_to_tile(9, 7, 5, 4) == (1, 2)        # group 0 = rows 0-3: pid 9 -> row 9 % 4, column 9 // 4
+
+
+def test_lru_by_hand():
+    c = LRUCache(10)
+    seq = [("a", 4), ("b", 4), ("a", 4), ("c", 4), ("b", 4), ("a", 4)]
+    # a miss, b miss, a hit (order b a), c miss evicts b (order a c), b miss evicts a, a miss
+    assert [c.access(k, s) for k, s in seq] == [False, False, True, False, False, False]
+    assert (c.misses, c.miss_elements, c.hits) == (5, 20, 1)
+    big = LRUCache(3)
+    assert big.access("x", 5) is False and big.used == 0   # larger than the cache: fetched, not kept
+
+
+def test_l2_fits_is_compulsory():
+    r = simulate_l2(100, 70, 90, 16, 8, 8, 4, 6, capacity=10**6)
+    assert r.hbm_reads == 100 * 90 + 90 * 70
+
+
+def test_l2_one_tile_per_wave_no_reuse():
+    # 32 x 32 x 32 in 16^3 tiles, one program per wave, a cache of one K-step's two chunks (512):
+    # tile (0,0) then (0,1): A chunk (0, k) was last used two K-steps ago (4 chunks in between) -> evicted.
+    # Every tile fetches its A panel (16 x 32) and B panel (32 x 16): 4 x 1024.
+    r = simulate_l2(32, 32, 32, 16, 16, 16, 1, 1, capacity=512)
+    assert r.hbm_reads == 4 * (16 * 32 + 32 * 16)
+    # the whole problem fits: A and B once
+    assert simulate_l2(32, 32, 32, 16, 16, 16, 1, 1, capacity=2048).hbm_reads == 2 * 32 * 32
+
+
+def test_grouping_helps_when_a_wave_spans_a_row():
+    # 4 x 16 tiles; waves of 16: row-major wave = 1 row x 16 columns, grouped (4) wave = 4 rows x 4 columns
+    args = (64, 256, 256, 16, 16, 32)
+    cap = 16 * 32 * 20                                # one K-step of a wave, not a whole wave
+    rm = simulate_l2(*args, 1, 16, cap).hbm_reads
+    gm = simulate_l2(*args, 4, 16, cap).hbm_reads
+    assert gm < rm
+
+
+@pytest.mark.parametrize("call,param", [
+    (lambda: run_gemm(0, 1, 1, 1, 1, 1), "M"),
+    (lambda: run_gemm(1, 1, 1, 1, 0, 1), "BN"),
+    (lambda: run_gemm(1, 1, 1, 1, 1, 1, group=0), "group"),
+    (lambda: run_gemm(1, 1, 1, 1, 1, 1, wave=-1), "wave"),
+    (lambda: LRUCache(0), "capacity"),
+])
+def test_bad_input(call, param):
+    with pytest.raises(ValueError) as e:
+        call()
+    assert str(e.value).startswith(param + ":")
+
+
+def test_verify_gemm_checks_pass():
+    from verify.core import run_check
+    from verify.gemm import checks, l2_worst_ratio
+    for c in checks():
+        rep = run_check(c, seed=0)
+        assert rep.failed == 0, (c.name, rep.smallest_failure())
+    worst, _ = l2_worst_ratio()
+    assert worst >= 1

@@ -1,0 +1,203 @@
+"""Tiled GEMM formulas (symbolic.gemm) and the L2 launch-order counts (symbolic.gemm_l2).
+
+Oracles: a brute-force loop over tiles written here (itself checked against hand-derived numbers),
+closed forms derived by hand, the COSMA bound's definition, and set-based enumeration of the launch
+order for the wave panels.
+"""
+
+import math
+
+import pytest
+import sympy as sp
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from symbolic import gemm, gemm_l2, registry
+from symbolic.gemm import BK, BM, BN, Kg, Mg, Ng
+
+
+def brute_counts(M, N, K, bm, bn, bk):
+    """Walk the loop nest and add up what each tile moves (the oracle)."""
+    reads_a = reads_b = writes = flops = padded = 0
+    for i in range(0, M, bm):
+        for j in range(0, N, bn):
+            rows, cols = min(bm, M - i), min(bn, N - j)
+            for k in range(0, K, bk):
+                depth = min(bk, K - k)
+                reads_a += rows * depth
+                reads_b += depth * cols
+                flops += 2 * rows * cols * depth
+                padded += 2 * bm * bn * bk
+            writes += rows * cols
+    return {"reads": reads_a + reads_b, "writes": writes, "flops": flops, "flops_padded": padded,
+            "reads_A": reads_a, "reads_B": reads_b}
+
+
+def test_oracle_against_hand_numbers():
+    # M=100, N=70, K=33, tiles 32x16, K-step 8: tm=4, tn=5, tk=5
+    # A is read once per tile column: 5 * 100 * 33; B once per tile row: 4 * 33 * 70
+    # padded FLOPs: 2 * (4*32) * (5*16) * (5*8)
+    assert brute_counts(100, 70, 33, 32, 16, 8) == {
+        "reads": 16500 + 9240, "writes": 7000, "flops": 462000, "flops_padded": 819200,
+        "reads_A": 16500, "reads_B": 9240}
+
+
+@pytest.mark.parametrize("M,N,K,bm,bn,bk", [
+    (1, 1, 1, 1, 1, 1), (1, 1, 1, 256, 128, 64), (100, 70, 33, 32, 16, 8), (128, 128, 128, 32, 32, 32),
+    (257, 129, 65, 128, 64, 32), (16, 4096, 512, 16, 16, 64), (3, 5, 7, 2, 2, 2),
+])
+def test_formula_equals_brute_force(M, N, K, bm, bn, bk):
+    got = gemm.gemm_traffic(M, N, K, bm, bn, bk)
+    want = brute_counts(M, N, K, bm, bn, bk)
+    assert {k: got[k] for k in want} == want
+    assert got["total"] == want["reads"] + want["writes"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 120), st.integers(1, 120), st.integers(1, 120), st.integers(1, 40), st.integers(1, 40),
+       st.integers(1, 40))
+@example(1, 1, 1, 1, 1, 1)
+@example(64, 64, 64, 64, 64, 64)
+@example(65, 63, 1, 64, 64, 64)
+def test_formula_equals_brute_force_sweep(M, N, K, bm, bn, bk):
+    got = gemm.gemm_traffic(M, N, K, bm, bn, bk)
+    want = brute_counts(M, N, K, bm, bn, bk)
+    assert {k: got[k] for k in want} == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 10**6), st.integers(1, 5000))
+def test_partition_sum_identity(size, block):
+    assert sum(min(block, size - i * block) for i in range(-(-size // block))) == gemm.partition_sum(size, block)
+
+
+def test_exact_at_huge_sizes():
+    big = 3 * 10**9 + 7
+    v = gemm.gemm_traffic(big, big, big, 128, 128, 64)
+    t = -(-big // 128)
+    assert v["reads"] == 2 * t * big * big and isinstance(v["reads"], int)
+
+
+def test_divisible_form_and_asymptotics():
+    m = registry.get("gemm.tiled")
+    div = m.divisible()
+    assert sp.simplify(div["reads"] - Mg * Ng * Kg * (1 / BM + 1 / BN)) == 0
+    assert sp.simplify(div["flops_padded"] - 2 * Mg * Ng * Kg) == 0
+    assert sp.simplify(div["intensity"] - 2 * Mg * Ng * Kg / (2 * (Mg * Ng * Kg * (1 / BM + 1 / BN) + Mg * Ng))) == 0
+    assert sp.simplify(m.theta() - (Mg * Ng * Kg / BM + Mg * Ng * Kg / BN + Mg * Ng)) == 0
+
+
+def test_intensity_by_hand():
+    # 4096^3 with 128 x 128 tiles: reads 2 * 32 * 4096^2, writes 4096^2 -> 65 * 4096^2 elements,
+    # 2 * 4096^3 FLOP over 130 * 4096^2 bytes = 4096 / 65 FLOP/byte
+    from fractions import Fraction
+    assert gemm.gemm_traffic(4096, 4096, 4096, 128, 128, 32)["intensity"] == Fraction(4096, 65)
+
+
+@pytest.mark.parametrize("bm,bn,bk,s,wy,wx,stage,total,regs", [
+    (256, 128, 32, 4, 4, 2, 12288, 49152, 168),   # the lecture's optimum: 64 x 64 warp tile -> 128 + 40
+    (128, 128, 32, 3, 2, 2, 8192, 24576, 168),
+    (256, 128, 128, 2, 4, 2, 49152, 98304, 168),
+    (16, 16, 64, 5, 1, 1, 2048, 10240, 48),       # 16 x 16 accumulators / 32 = 8
+    (128, 64, 32, 1, 1, 1, 6144, 6144, 296),
+])
+def test_resources_by_hand(bm, bn, bk, s, wy, wx, stage, total, regs):
+    v = registry.get("gemm.resources").evaluate(B_M=bm, B_N=bn, B_K=bk, s_g=s, w_y=wy, w_x=wx)
+    assert (v["smem_stage"], v["smem_total"], v["smem_bytes"], v["regs_per_thread"]) == (stage, total, 2 * total, regs)
+
+
+def test_cosma_bound_definition_and_gap():
+    S = gemm.S_fast
+    assert sp.simplify(gemm.cosma_bound() - (2 * Mg * Ng * Kg / sp.sqrt(S) + Mg * Ng)) == 0
+    # 4096^3, 256 x 128 x 32, 4 stages: S_tile = 32768 + 4 * 384 * 32 = 81920
+    traffic = 4096 * 4096 * 32 + 4096 * 4096 * 16 + 4096 * 4096
+    bound = 2 * 4096**3 / math.sqrt(81920) + 4096 * 4096
+    assert gemm.cosma_gap(4096, 4096, 4096, 256, 128, 32, 4) == pytest.approx(traffic / bound, rel=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 5000), st.integers(1, 5000), st.integers(1, 5000), st.sampled_from([16, 32, 64, 128, 256]),
+       st.sampled_from([16, 32, 64, 128, 256]), st.sampled_from([16, 32, 64, 128]), st.integers(1, 5))
+def test_tiled_schedule_never_beats_cosma(M, N, K, bm, bn, bk, s):
+    """The bound holds for any schedule with the fast memory the tile uses."""
+    assert gemm.cosma_gap(M, N, K, bm, bn, bk, s) >= 1 - 1e-12
+
+
+@pytest.mark.parametrize("call,param", [
+    (lambda: gemm.gemm_traffic(0, 1, 1, 1, 1, 1), "M"),
+    (lambda: gemm.gemm_traffic(1, 1, 1, 1, 1, -2), "bk"),
+    (lambda: gemm.gemm_traffic(1, 1.5, 1, 1, 1, 1), "N"),
+    (lambda: gemm.cosma_gap(8, 8, 8, 8, 8, 8, 0), "s"),
+    (lambda: gemm_l2.wave_reads(8, 8, 8, 8, 8, 0, 4), "group"),
+    (lambda: gemm_l2.hbm_reads(8, 8, 8, 8, 8, 1, 4, 0), "capacity"),
+    (lambda: registry.get("gemm.tiled").evaluate(M_g=0), "M_g"),
+])
+def test_bad_input(call, param):
+    with pytest.raises(ValueError) as e:
+        call()
+    assert str(e.value).startswith(param + ":")
+
+
+def test_registered():
+    assert {"gemm.tiled", "gemm.resources", "gemm.cosma"} <= set(registry.names())
+
+
+# ------------------------------------------------------------------------------------- L2 counts
+def brute_order(tm, tn, group):
+    """Triton's grouped order written out: walk the groups, in each go down its rows column by column."""
+    out = []
+    for first in range(0, tm, group):
+        rows = range(first, min(first + group, tm))
+        for n in range(tn):
+            out.extend((m, n) for m in rows)
+    return out
+
+
+def test_launch_order_by_hand():
+    assert gemm_l2.launch_order(3, 2, 2) == [(0, 0), (1, 0), (0, 1), (1, 1), (2, 0), (2, 1)]
+    assert gemm_l2.launch_order(2, 3, 1) == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 25), st.integers(1, 25), st.sampled_from([1, 2, 3, 4, 8]), st.integers(1, 70))
+@example(1, 1, 1, 1)
+@example(8, 8, 8, 64)
+@example(9, 5, 4, 7)
+def test_wave_panels_by_enumeration(tm, tn, group, wave):
+    order = brute_order(tm, tn, group)
+    assert gemm_l2.launch_order(tm, tn, group) == order
+    want = []
+    for s in range(0, tm * tn, wave):
+        rows = {m for m, _ in order[s:s + wave]}
+        cols = {n for _, n in order[s:s + wave]}
+        want.append((len(rows), len(cols), tm - 1 in rows, tn - 1 in cols))
+    assert gemm_l2.wave_panels(tm, tn, group, wave) == want
+    assert gemm_l2.panel_sums(tm, tn, group, wave) == tuple(sum(w[i] for w in want) for i in range(4))
+
+
+@pytest.mark.parametrize("tm,tn,group,wave", [(200, 7, 4, 9), (64, 33, 8, 5), (150, 40, 1, 13), (97, 3, 8, 2)])
+def test_panel_sums_periodic_path(tm, tn, group, wave):
+    """Many waves inside full groups: the periodic shortcut agrees with enumeration."""
+    order = brute_order(tm, tn, group)
+    tot = [0, 0, 0, 0]
+    for s in range(0, tm * tn, wave):
+        rows = {m for m, _ in order[s:s + wave]}
+        cols = {n for _, n in order[s:s + wave]}
+        for i, v in enumerate((len(rows), len(cols), tm - 1 in rows, tn - 1 in cols)):
+            tot[i] += v
+    assert gemm_l2.panel_sums(tm, tn, group, wave) == tuple(tot)
+
+
+def test_wave_reads_by_hand():
+    # 512 x 14336 x 4096 with 256 x 128 tiles (tm = 2, tn = 112), waves of 132:
+    # row-major: wave 1 = row 0 (112 tiles) + 20 tiles of row 1 -> 2 A panels, 112 B panels;
+    #            wave 2 = 92 tiles of row 1 -> 1 A panel, 92 B panels
+    K = 4096
+    rm = (2 * 256 + 112 * 128) * K + (1 * 256 + 92 * 128) * K
+    assert gemm_l2.wave_reads(512, 14336, K, 256, 128, 1, 132) == rm
+    # GROUP_M = 4 (a group is both rows): wave 1 = 66 columns x 2 rows, wave 2 = 46 columns x 2 rows
+    gm = (2 * 256 + 66 * 128) * K + (2 * 256 + 46 * 128) * K
+    assert gemm_l2.wave_reads(512, 14336, K, 256, 128, 4, 132) == gm
+    assert gemm_l2.compulsory_reads(512, 14336, K) == 512 * K + K * 14336
+    # a partial last panel counts only its valid rows: M = 300 -> panels of 256 and 44 rows
+    assert gemm_l2.wave_reads(300, 128, 10, 256, 128, 1, 1) == (256 + 128) * 10 + (44 + 128) * 10
