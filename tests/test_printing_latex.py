@@ -75,7 +75,7 @@ def test_model_align():
 \text{total} &\sim 2 N && \text{elements} \\
 \text{total} &\in \Theta\left(N\right) \\
 \intertext{lower bounds:}
-\text{compulsory} &= 2 N && \text{elements}
+\text{compulsory} &= 2 N
 \end{align}"""
     assert model_to_latex(halo_model(), "align") == expected
 

@@ -91,5 +91,5 @@ asymptotics of total (B ≤ N)
   total ∈ Θ(N)
 
 lower bounds
-  compulsory = 2·N  [elements]"""
+  compulsory = 2·N"""
     assert text == expected

@@ -65,7 +65,8 @@ def model_sections(model) -> list[Section]:
 
     if model.lower_bounds:
         out.append(Section("lower bounds",
-                           tuple(Line(name, expr, "=", model.unit(main)) for name, expr in model.lower_bounds.items())))
+                           # no unit: a bound may be a count or a ratio (its name says which)
+                           tuple(Line(name, expr, "=") for name, expr in model.lower_bounds.items())))
     return out
 
 
