@@ -22,7 +22,6 @@ import argparse
 import re
 import sys
 from fractions import Fraction
-from types import MappingProxyType
 from typing import Mapping, Sequence
 
 __all__ = ["main", "parse_assignments", "parse_vary", "build_parser", "sweep_table", "values_table"]
@@ -59,6 +58,9 @@ def parse_number(name: str, text: str):
         return int(t)
     except ValueError:
         pass
+    mantissa, e, exponent = t.lower().partition("e")
+    if e and exponent.lstrip("+-").isdigit() and int(exponent.lstrip("+-")) > 4096:
+        raise UsageError(f"{name}: exponent out of range in {text!r}")
     try:
         v = Fraction(t)
     except (ValueError, ZeroDivisionError):
@@ -171,19 +173,17 @@ def _roofline(model, point, hw, dtype: str):
 
 
 def _per_expression(model, text: str):
-    """``--per`` argument -> (label expression, SymPy expression).  ``theta`` / ``leading`` name the
-    model's own Θ class / leading term."""
+    """``--per`` argument -> a SymPy expression in the model's parameters.  ``theta`` / ``leading``
+    name the model's own Θ class / leading term."""
     import sympy as sp
     from sympy.parsing.sympy_parser import (convert_xor, implicit_multiplication, parse_expr,
                                             standard_transformations)
 
     key = text.strip().lower()
     if key == "theta":
-        e = model.theta()
-        return e, e
+        return model.theta()
     if key == "leading":
-        e = model.leading()
-        return e, e
+        return model.leading()
     local = {p.name: p for p in model.params}
     try:
         e = parse_expr(text, local_dict=local,
@@ -195,7 +195,7 @@ def _per_expression(model, text: str):
     if unknown:
         raise UsageError(f"per: {unknown[0]} is not a parameter of {model.name} "
                          f"(parameters: {', '.join(local)})")
-    return e, e
+    return e
 
 
 def _ratio(a, b):
@@ -240,7 +240,7 @@ def sweep_table(model, vary: Mapping[str, list], at: Mapping, quantities: Sequen
         _quantity(model, q)
     main = qs[0] if quantities else model.main_quantity
     per_exprs = [_per_expression(model, p) for p in pers]
-    per_fns = [compile_exact(e) for _, e in per_exprs]
+    per_fns = [compile_exact(e) for e in per_exprs]
     nbytes = _dtype_bytes(dtype) if dtype else None
 
     headers: list = [" = ".join(_tied(k)) for k in vary] + qs
@@ -249,7 +249,7 @@ def sweep_table(model, vary: Mapping[str, list], at: Mapping, quantities: Sequen
     for other in ratios:
         a, b = (other.name, model.name) if inverse else (model.name, other.name)
         headers += [f"{other.name} {_other_quantity(other, main)}", f"{a} ÷ {b}"]
-    headers += [(f"{main} ÷ ", e) for e, _ in per_exprs]
+    headers += [(f"{main} ÷ ", e) for e in per_exprs]
 
     rows = []
     for vp in _product(vary):
