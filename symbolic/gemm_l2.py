@@ -41,9 +41,12 @@ import math
 from functools import lru_cache
 
 import numpy as np
+import sympy as sp
+
+from .symbols import sym
 
 __all__ = ["tile_of", "launch_order", "wave_panels", "wave_reads", "compulsory_reads",
-           "step_footprint", "hbm_reads", "ceil_div", "panel_sums", "reuse_floor"]
+           "step_footprint", "hbm_reads", "ceil_div", "panel_sums", "reuse_floor", "wave_reads_formula", "G_M", "P_w"]
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -78,9 +81,44 @@ def launch_order(tm: int, tn: int, group: int) -> list[tuple[int, int]]:
     return [tile_of(p, tm, tn, group) for p in range(tm * tn)]
 
 
-def _wave_values(s, e, tm: int, tn: int, group: int):
-    """Per wave ``[s, e)`` (int64 arrays of pid bounds): distinct A panels, distinct B panels, whether the
-    last row panel / the last column panel is among them.
+class _NumpyOps:
+    """Integer arrays: exact (int64) and vectorised."""
+    minimum = staticmethod(np.minimum)
+    where = staticmethod(np.where)
+    eq = staticmethod(lambda a, b: a == b)
+    ge = staticmethod(lambda a, b: a >= b)
+    lt = staticmethod(lambda a, b: a < b)
+    and_ = staticmethod(np.logical_and)
+    or_ = staticmethod(np.logical_or)
+    not_ = staticmethod(np.logical_not)
+    mod = staticmethod(lambda a, b: a % b)
+    indicator = staticmethod(lambda c: c)
+
+
+def _ge01(a, b):
+    return sp.Min(1, sp.Max(0, a - b + 1))          # [a >= b] for integers, as 0/1
+
+
+class _SympyOps:
+    """SymPy expressions: the same derivation as a formula.  Conditions are 0/1 integer expressions
+    (``[a >= b] = min(1, max(0, a - b + 1))``, and = product, or = ``min(1, x + y)``), so the sum over
+    waves stays a plain arithmetic expression of ``floor``, ``Min`` and ``Max``."""
+    minimum = staticmethod(sp.Min)
+    where = staticmethod(lambda c, a, b: c * a + (1 - c) * b)
+    eq = staticmethod(lambda a, b: _ge01(a, b) * _ge01(b, a))
+    ge = staticmethod(_ge01)
+    lt = staticmethod(lambda a, b: 1 - _ge01(a, b))
+    and_ = staticmethod(lambda a, b: a * b)
+    or_ = staticmethod(lambda a, b: sp.Min(1, a + b))
+    not_ = staticmethod(lambda a: 1 - a)
+    mod = staticmethod(lambda a, b: a - b * sp.floor(a / b))
+    indicator = staticmethod(lambda c: c)
+
+
+def _wave_values(s, e, tm, tn, group, ops=_NumpyOps):
+    """Per wave ``[s, e)`` (pid bounds): distinct A panels, distinct B panels, whether the
+    last row panel / the last column panel is among them.  One definition, two back ends: integer
+    arrays (``ops=_NumpyOps``, what the counts use) and SymPy (``_SympyOps``, :func:`wave_reads_formula`).
 
     Derivation (from :func:`tile_of`): groups are runs of ``width = GROUP_M tn`` pids owning the rows
     ``g GROUP_M ..`` (``gs`` of them); inside a group the pids run down the ``gs`` rows, then across.  A
@@ -95,20 +133,21 @@ def _wave_values(s, e, tm: int, tn: int, group: int):
     ng = -(-tm // group)
     gs_last = tm - (ng - 1) * group
     g0, g1 = s // width, (e - 1) // width
-    gs0 = np.minimum(tm - g0 * group, group)
-    gs1 = np.minimum(tm - g1 * group, group)
+    gs0 = ops.minimum(tm - g0 * group, group)
+    gs1 = ops.minimum(tm - g1 * group, group)
     oa, ob = s - g0 * width, e - g1 * width
-    same = g0 == g1
-    rows = np.where(same, np.minimum(e - s, gs0),
-                    np.minimum(width - oa, group) + (g1 - g0 - 1) * group + np.minimum(ob, gs1))
+    same = ops.eq(g0, g1)
+    rows = ops.where(same, ops.minimum(e - s, gs0),
+                     ops.minimum(width - oa, group) + (g1 - g0 - 1) * group + ops.minimum(ob, gs1))
     hi = (ob - 1) // gs1
-    cols = np.where(same, hi - oa // gs0 + 1,
-                    np.where(g1 - g0 >= 2, tn, np.minimum(tn, tn - oa // group + hi + 1)))
-    a_last = np.where(same, oa, 0)                   # run inside the last group: [a_last, ob)
-    in_last = g1 == ng - 1
-    last_row = in_last & (((ob - a_last) >= gs_last) | (((gs_last - 1 - a_last) % gs_last) < (ob - a_last)))
-    last_col = ~same | (hi == tn - 1)
-    return rows, cols, last_row, last_col
+    cols = ops.where(same, hi - oa // gs0 + 1,
+                     ops.where(ops.ge(g1 - g0, 2), tn, ops.minimum(tn, tn - oa // group + hi + 1)))
+    a_last = ops.where(same, oa, 0)                  # run inside the last group: [a_last, ob)
+    n_last = ob - a_last
+    last_row = ops.and_(ops.eq(g1, ng - 1),
+                        ops.or_(ops.ge(n_last, gs_last), ops.lt(ops.mod(gs_last - 1 - a_last, gs_last), n_last)))
+    last_col = ops.or_(ops.not_(same), ops.eq(hi, tn - 1))
+    return rows, cols, ops.indicator(last_row), ops.indicator(last_col)
 
 
 _CHUNK = 1 << 18
@@ -212,3 +251,26 @@ def reuse_floor(M: int, N: int, K: int, BM: int, BN: int, BK: int, group: int, w
     least = min((nr * BM - (tm * BM - M) * lr) + (nc * BN - (tn * BN - N) * lc)
                 for nr, nc, lr, lc in wave_panels(tm, tn, group, wave))
     return (tk - 2) * BK * least
+
+
+# ------------------------------------------------------------------------------------- the formula
+#: GROUP_M and the wave (programs running at once) as symbols; the sizes are :mod:`symbolic.gemm`'s
+G_M = sym("G_M", latex="G_M")
+P_w = sym("P_w", latex="P")
+_w = sp.Symbol("w", integer=True, nonnegative=True)
+
+
+def wave_reads_formula() -> sp.Expr:
+    """:func:`wave_reads` as a SymPy expression: a finite sum over the ``ceil(tm tn / P)`` waves of the
+    per-wave panel counts of :func:`_wave_values` (SymPy back end), in the GEMM symbols ``M_g, N_g, K_g,
+    B_M, B_N`` and ``G_M`` (GROUP_M), ``P_w`` (the wave).  Evaluates exactly with
+    :func:`symbolic.evaluate.compile_exact` (one loop step per wave)."""
+    M, N, K, BM, BN = sym("M_g", latex="M"), sym("N_g", latex="N"), sym("K_g", latex="K"), \
+        sym("B_M", latex="B_M"), sym("B_N", latex="B_N")
+    tm, tn = sp.ceiling(M / BM), sp.ceiling(N / BN)
+    T = tm * tn
+    s = _w * P_w
+    e = sp.Min((_w + 1) * P_w, T)
+    rows, cols, lr, lc = _wave_values(s, e, tm, tn, G_M, ops=_SympyOps)
+    term = K * (rows * BM - lr * (tm * BM - M) + cols * BN - lc * (tn * BN - N))
+    return sp.Sum(term, (_w, 0, sp.ceiling(T / P_w) - 1))

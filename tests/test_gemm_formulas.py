@@ -201,3 +201,20 @@ def test_wave_reads_by_hand():
     assert gemm_l2.compulsory_reads(512, 14336, K) == 512 * K + K * 14336
     # a partial last panel counts only its valid rows: M = 300 -> panels of 256 and 44 rows
     assert gemm_l2.wave_reads(300, 128, 10, 256, 128, 1, 1) == (256 + 128) * 10 + (44 + 128) * 10
+
+
+@pytest.fixture(scope="module")
+def wave_formula():
+    from symbolic.evaluate import compile_exact
+    return compile_exact(gemm_l2.wave_reads_formula())
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 120), st.integers(1, 120), st.integers(1, 50), st.sampled_from([4, 8, 16, 32]),
+       st.sampled_from([4, 8, 16, 32]), st.sampled_from([1, 2, 3, 4, 8]), st.integers(1, 30))
+@example(512, 14336 // 16, 4, 256, 128, 1, 132)
+@example(300, 128, 10, 256, 128, 1, 1)
+def test_sympy_wave_formula_equals_counts(wave_formula, M, N, K, bm, bn, group, wave):
+    """The SymPy sum over waves and the vectorised count are one derivation on two back ends."""
+    got = wave_formula(M_g=M, N_g=N, K_g=K, B_M=bm, B_N=bn, G_M=group, P_w=wave)
+    assert got == gemm_l2.wave_reads(M, N, K, bm, bn, group, wave)

@@ -6,8 +6,8 @@ against an independent derivation.
   divide and tiles larger than the matrix.
 * ``gemm.l2.fits`` - when A and B fit in the cache, the LRU simulator :mod:`numeric.l2cache` misses
   exactly ``M K + K N`` elements (:func:`symbolic.gemm_l2.compulsory_reads`).
-* ``gemm.l2.no_reuse`` - for ``step_footprint <= capacity < reuse_floor`` it misses exactly
-  :func:`symbolic.gemm_l2.wave_reads` (every wave fetches each panel it uses once).
+* ``gemm.l2.no_reuse`` - for ``step_footprint <= capacity < reuse_floor`` it misses exactly the SymPy
+  sum over waves :func:`symbolic.gemm_l2.wave_reads_formula` (every wave fetches each panel it uses once).
 * ``gemm.l2.bounds`` - for any ``capacity >= step_footprint``: ``compulsory <= simulated <= wave_reads``.
   :func:`l2_worst_ratio` reports how far the time model's estimate :func:`symbolic.gemm_l2.hbm_reads`
   is from the simulation over the same points (it is the upper bound in between the exact regimes).
@@ -17,6 +17,7 @@ against an independent derivation.
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 from hypothesis import strategies as st
@@ -25,6 +26,7 @@ from numeric.gemm import run_gemm
 from numeric.l2cache import simulate_l2
 from symbolic import gemm_l2
 from symbolic import registry
+from symbolic.evaluate import compile_exact
 from symbolic.schedule import SPACE, launch_failures
 
 from .core import Check
@@ -139,8 +141,15 @@ def _fits_formula(p):
     return {"hbm_reads": gemm_l2.compulsory_reads(p["M"], p["N"], p["K"])}
 
 
+@functools.lru_cache(maxsize=1)
+def _wave_formula():
+    return compile_exact(gemm_l2.wave_reads_formula())
+
+
 def _no_reuse_formula(p):
-    return {"hbm_reads": _bounds(p)[1]}
+    """The SymPy sum over waves (:func:`symbolic.gemm_l2.wave_reads_formula`), evaluated exactly."""
+    return {"hbm_reads": _wave_formula()(M_g=p["M"], N_g=p["N"], K_g=p["K"], B_M=p["BM"], B_N=p["BN"],
+                                         G_M=p["group"], P_w=p["wave"])}
 
 
 def _sim(p):
