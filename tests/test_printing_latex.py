@@ -120,3 +120,26 @@ def test_notebook_text_has_no_text_mode_escapes():
     tex = m._repr_latex_()
     texts = re.findall(r"\\text\{([^{}]*)\}", tex)
     assert texts and all("\\" not in t and "_" not in t and "%" not in t for t in texts)
+
+
+def test_wide_sums_break_between_terms():
+    """A sum wider than BREAK_AT text characters continues on ``&\\quad + ...`` lines, each one term or more,
+    and the label and unit appear once."""
+    from symbolic.model import Model
+    from symbolic.printing.latex import BREAK_AT
+
+    wide = sum(N**i * d**(20 - i) for i in range(21))          # 21 terms of ~8 characters each
+    m = Model(name="toy.wide", summary="s", quantities={"reads": wide, "writes": N}, params=(N, d))
+    rows = model_to_latex(m, "align").splitlines()
+    first = next(i for i, r in enumerate(rows) if r.startswith(r"\text{reads}"))
+    cont = []
+    for r in rows[first + 1:]:                               # the contiguous continuation lines
+        if not r.startswith(r"&\quad "):
+            break
+        cont.append(r)
+    assert 2 <= len(cont) <= 5
+    assert all(r.startswith(r"&\quad + ") for r in cont)
+    block = " ".join(rows[first:first + 1 + len(cont)])
+    assert block.count(r"&& \text{elements}") == 1
+    assert all(f"N^{{{i}}}" in block for i in range(2, 20)) and all(f"d^{{{i}}}" in block for i in range(2, 20))
+    assert 21 * 8 > BREAK_AT

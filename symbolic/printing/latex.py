@@ -93,30 +93,31 @@ def print_latex(expr, **settings) -> None:
     print(to_latex(expr, **settings))
 
 
-#: labels longer than this go on a line of their own; expressions longer than BREAK_AT characters of
-#: LaTeX are broken after each term of their outermost sum
+#: labels longer than this go on a line of their own; a sum wider than BREAK_AT characters (measured on
+#: its one-line text form, a fair proxy for its printed width) is broken between terms
 LABEL_WIDTH = 24
-BREAK_AT = 160
+BREAK_AT = 90
 
 
 def _broken(expr) -> list[str]:
-    """``expr`` as one line, or - when long and a sum - one line per term (``+ term`` / ``- term``)."""
-    tex = to_latex(expr)
+    """``expr`` as one line, or - when wide and a sum - several lines, terms packed greedily."""
+    from .text import to_text
+
     expr = sp.sympify(expr)
-    if len(tex) <= BREAK_AT or not expr.is_Add:
-        return [tex]
-    lines: list[str] = []
+    if not expr.is_Add or len(to_text(expr)) <= BREAK_AT:
+        return [to_latex(expr)]
+    lines: list[tuple[str, int]] = []          # (latex, text width)
     for k, term in enumerate(TileboundLatexPrinter()._as_ordered_terms(expr)):
         neg = term.could_extract_minus_sign()
-        body = to_latex(-term if neg else term)
-        if isinstance(-term if neg else term, sp.Add):
-            body = rf"\left({body}\right)"
+        t = -term if neg else term
+        body = rf"\left({to_latex(t)}\right)" if isinstance(t, sp.Add) else to_latex(t)
         piece = ("- " if neg else ("" if k == 0 else "+ ")) + body
-        if lines and len(lines[-1]) + len(piece) + 1 <= BREAK_AT:   # pack terms greedily
-            lines[-1] += " " + piece
+        width = len(to_text(t)) + 3
+        if lines and lines[-1][1] + width <= BREAK_AT:
+            lines[-1] = (lines[-1][0] + " " + piece, lines[-1][1] + width)
         else:
-            lines.append(piece)
-    return lines
+            lines.append((piece, width))
+    return [tex for tex, _ in lines]
 
 
 #: characters that may not stand inside ``\text{}`` when MathJax reads it, as math-mode markup that
