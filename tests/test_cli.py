@@ -265,3 +265,27 @@ def test_every_model_shows_without_printer_code(capsys, name):
         assert f"  {q} " in out
     if "--at" in argv:
         assert "exact" in out.split("\nat ")[-1]
+
+
+def test_list_markdown(capsys, toys):
+    rc, out, _ = run(capsys, "list", "--format", "markdown")
+    assert rc == 0
+    assert out.splitlines()[0].split("|")[1].strip() == "model"
+    assert any(ln.startswith("| toy.halo ") for ln in out.splitlines())
+
+
+@pytest.mark.parametrize("command", ["list", "show", "table", "latex", "plot"])
+def test_subcommand_help(capsys, command):
+    rc, out, _ = run(capsys, command, "--help")
+    assert rc == 0 and out.startswith(f"usage: tilebound {command}")
+
+
+def test_ascii_terminal_gets_ascii_formulas():
+    if "attention.fa1.fwd" not in registry.names():
+        pytest.skip("attention family not present")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="ascii")
+    proc = subprocess.run([sys.executable, "-m", "symbolic", "show", "attention.fa1.fwd"], cwd=ROOT, env=env,
+                          capture_output=True)
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = proc.stdout.decode("ascii")
+    assert "ceil(N_k/B_c)" in out and "⌈" not in out

@@ -89,3 +89,26 @@ def test_format_cell(value, target, expected):
 def test_numbers_right_text_left():
     tex = render(Table(("a", "b", "c"), ((1, "x", Measure(1, "B")), (None, "y", Fraction(1, 2)))), "latex")
     assert r"\begin{tabular}{rlr}" in tex
+
+
+from hypothesis import example, given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@given(st.integers(-10**30, 10**30))
+@example(0)
+@example(999)
+@example(1000)
+@example(-1234567)
+def test_integers_print_exactly(n):
+    """No count is ever rounded: dropping the separators gives the integer back, at any size."""
+    assert int(format_cell(n).replace(",", "")) == n
+    assert int(format_cell(Exact(n)).replace(",", "")) == n
+
+
+@given(st.fractions(min_value=Fraction(-10**12), max_value=Fraction(10**12), max_denominator=10**9))
+@example(Fraction(253, 2500000))
+@example(Fraction(1, 3))
+def test_exact_fractions_print_exactly(f):
+    s = format_cell(Exact(f))
+    assert Fraction(s.replace(",", "")) == f
