@@ -159,7 +159,7 @@ def _check_names(model, assignments: Mapping, others=()) -> None:
             raise ValueError(f"{k}: not a parameter of {model.name} (parameters: {', '.join(p.name for p in model.params)})")
 
 
-def _roofline(model, point, hw, dtype: str):
+def _roofline(model, point, hw, dtype: str, copies: int = 1):
     """The roofline record, or the reason there is none (a model without flops and element counts,
     or a dtype without a tensor-core peak in the hardware table)."""
     q = model.all_quantities
@@ -167,7 +167,7 @@ def _roofline(model, point, hw, dtype: str):
         return None
     from .roofline import roofline
     try:
-        return roofline(model, point, hw, dtype)
+        return roofline(model, point, hw, dtype, copies)
     except ValueError as exc:
         return f"no roofline: {exc}"
 
@@ -319,13 +319,14 @@ def values_table(model, point: Mapping, dtype: str):
     return Table(headers, tuple(rows))
 
 
-def roofline_table(rl, hw, dtype: str):
+def roofline_table(rl, hw, dtype: str, copies: int = 1):
     """One row: FLOPs, bytes, both times, the roofline time and which side bounds it."""
     from .printing.tables import Measure, Table
     return Table(("hardware", "FLOPs", "bytes", "compute time", "memory time", "roofline time", "bound by"),
                  ((hw.name, rl.flops, Measure(rl.bytes, "B"), Measure(rl.t_compute, "s"), Measure(rl.t_memory, "s"),
                    Measure(rl.time, "s"), rl.bound),),
-                 caption=f"roofline on {hw.name}, {dtype}: peak {_si(rl.peak, 'FLOP/s')}, "
+                 caption=(f"{copies:,} independent copies (batch x heads), " if copies != 1 else "")
+                 + f"roofline on {hw.name}, {dtype}: peak {_si(rl.peak, 'FLOP/s')}, "
                          f"HBM {_si(rl.bandwidth, 'B/s', 4)}, intensity {_si(rl.intensity, 'FLOP/B')}")
 
 
@@ -377,6 +378,8 @@ def cmd_show(args, out) -> int:
     at = parse_assignments(args.at)
     hw = _hardware(args.hw)
     _dtype_bytes(args.dtype)
+    if args.copies < 1:
+        raise UsageError(f"copies: must be >= 1, got {args.copies}")
     model = _model(args.model)
     _check_names(model, at)
     point = _point(model, at) if args.at else None
@@ -393,11 +396,11 @@ def cmd_show(args, out) -> int:
         vt = values_table(model, point, args.dtype)
         vt = type(vt)(vt.headers, vt.rows, caption=f"at {where}")
         parts.append(render(vt, fmt))
-        rl = _roofline(model, point, hw, args.dtype)
+        rl = _roofline(model, point, hw, args.dtype, args.copies)
         if isinstance(rl, str):
             parts.append(escape(rl) if fmt == "latex" else rl)
         elif rl is not None:
-            parts.append(render(roofline_table(rl, hw, args.dtype), fmt))
+            parts.append(render(roofline_table(rl, hw, args.dtype, args.copies), fmt))
     out.write("\n\n".join(parts) + "\n")
     return 0
 
@@ -477,7 +480,7 @@ def cmd_plot(args, out) -> int:
     unit = models[0].unit(q0)
     title = ", ".join(m.name for m in models)
     if fixed:
-        title += "\n" + ", ".join(f"{k} = {v}" for k, v in fixed.items())
+        title += "\n" + ", ".join(f"{k} = {v if isinstance(v, int) else f'{float(v):g}'}" for k, v in fixed.items())
     ylabel = q0 + (f" ({unit})" if unit and unit != "1" else "")
     plotting.plot_series(series, xlabel=" = ".join(_tied(xkey)), ylabel=ylabel, title=title, path=args.output,
                          loglog=not args.linear)
@@ -533,9 +536,12 @@ def _executed(model, quantity, xkey, xs, at):
             continue
         if "total" not in got and "reads" in got and "writes" in got:
             got["total"] = got["reads"] + got["writes"]
-        if quantity in got:
-            got_x.append(x)
-            got_y.append(got[quantity])
+        if quantity not in got:
+            sys.stderr.write(f"note: the {model.name} executor reports no {quantity!r} "
+                             f"(it reports {', '.join(got)}); plotting the formula only\n")
+            return None
+        got_x.append(x)
+        got_y.append(got[quantity])
     return (got_x, got_y) if got_x else None
 
 
@@ -560,6 +566,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--at", nargs="+", action="extend", metavar="NAME=VALUE", help=at_help)
     s.add_argument("--dtype", default="fp16", help="element type for bytes and the tensor peak (fp16, bf16, fp8, fp32; default fp16)")
     s.add_argument("--hw", default="A100", help="hardware for the roofline (default A100)")
+    s.add_argument("--copies", type=int, default=1, metavar="K",
+                   help="roofline of K independent instances, e.g. batch x heads (default 1)")
     s.add_argument("--format", choices=("text", "markdown", "latex"), default="text")
     s.set_defaults(run=cmd_show)
 

@@ -89,6 +89,17 @@ def test_show_formulas_and_values(capsys, toys):
     assert halo_brute_force({"N": 100, "B": 32})["reads"] == 108       # the hand count, checked by brute force
 
 
+def test_show_roofline(capsys, toys):
+    # N = 100, B = 32, 8 copies: 300 x 8 = 2,400 FLOPs; 208 x 2 x 8 = 3,328 bytes.
+    # A100: 2400 / 312e12 s = 7.69e-12 s compute; 3328 / 1.555e12 s = 2.14e-9 s memory -> memory-bound
+    rc, out, _ = run(capsys, "show", "toy.halo", "--at", "N=100", "--copies", "8")
+    assert rc == 0
+    row = out.splitlines()[-1].split()
+    assert row[:4] == ["A100", "2,400", "3.33", "KB"]
+    assert row[-3:] == ["2.14", "ns", "memory"]
+    assert "8 independent copies" in out
+
+
 def test_show_uses_defaults_and_dtype(capsys, toys):
     rc, out, _ = run(capsys, "show", "toy.halo", "--at", "N=100", "--dtype", "fp32")   # B defaults to 32
     assert rc == 0
@@ -215,6 +226,7 @@ BAD = [
     (("show", "toy.halo", "--at", "N=0"), "N: must be >= 1, got 0"),
     (("show", "toy.halo", "--at", "N=1/2"), "N: must be an integer"),
     (("show", "toy.halo", "--dtype", "fp12"), "dtype: unknown dtype 'fp12'"),
+    (("show", "toy.halo", "--copies", "0"), "copies: must be >= 1, got 0"),
     (("table", "toy.halo", "--vary", "N"), "vary: expected NAME=V1,V2"),
     (("table", "toy.halo", "--vary", "N=8..4"), "N: range '8..4'"),
     (("table", "toy.halo", "--vary", "N=8", "--per", "x**2"), "per: x is not a parameter of toy.halo"),

@@ -55,7 +55,8 @@ def plot_series(series, xlabel: str, ylabel: str, title: str, path: str, loglog:
         (line,) = ax.plot([float(x) for x in s.xs], [float(y) for y in s.ys], label=s.label, **kw)
         colors.setdefault(group, line.get_color())
     if loglog:
-        ax.set_xscale("log", base=2)
+        integral = all(float(x).is_integer() for s in series for x in s.xs)
+        ax.set_xscale("log", base=2 if integral else 10)   # sizes in powers of two, times in decades
         ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
