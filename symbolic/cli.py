@@ -270,8 +270,8 @@ def sweep_table(model, vary: Mapping[str, list], at: Mapping, quantities: Sequen
     caption = f"{model.name}: {', '.join(qs)}"
     if fixed:
         caption += " at " + ", ".join(f"{k} = {v}" for k, v in fixed.items())
-    units = sorted({model.unit(q) for q in qs if model.unit(q) and model.unit(q) != "1"})
-    notes = (f"units: {', '.join(f'{q} in {model.unit(q)}' for q in qs if model.unit(q) and model.unit(q) != '1')}",) if units else ()
+    units = [f"{q} in {model.unit(q)}" for q in qs if model.unit(q) not in ("", "1")]
+    notes = (f"units: {', '.join(units)}",) if units else ()
     return Table(tuple(headers), tuple(rows), caption=caption, notes=notes)
 
 
