@@ -139,6 +139,14 @@ def test_table_tied_parameters(capsys, toys):
     assert data_rows(out) == [["32", "66"], ["64", "130"]]
 
 
+@pytest.mark.parametrize("expr", ["2 N", "2*N", "N^2 * 2/N", "2**1 * N"])
+def test_table_per_reads_implicit_products_and_carets(capsys, toys, expr):
+    # N = 100: total 208 / (2 N = 200) = 1.04
+    rc, out, err = run(capsys, "table", "toy.halo", "--vary", "N=100", "-q", "total", "--per", expr)
+    assert rc == 0, err
+    assert data_rows(out) == [["100", "208", "1.04"]]
+
+
 def test_table_per_theta_gives_the_constant(capsys, toys):
     # total / Θ-class N -> 2 + 2⌈N/B⌉/N: N = 1024, B = 32 -> 2 + 64/1024 = 2.0625 -> "2.06"
     rc, out, _ = run(capsys, "table", "toy.halo", "--vary", "N=1024", "--per", "theta", "-q", "total")
