@@ -136,7 +136,9 @@ def _flash_model(name, kind, causal, summary, source):
     return Model(
         name=name, summary=summary, quantities=q, params=(N, Nk, d, Br, Bc),
         divisible_forms=flash_counts(kind, causal, divisible=True), divisible_note=_divisible_note(causal),
-        regime=Regime("B_r <= N, B_c <= N_k", le=((Br, N), (Bc, Nk)) + (((N, Nk),) if causal else ())),
+        regime=(Regime("B <= N (divisible form: B_r = B_c = B, N_k = N)", le=((B, N),)) if causal
+                else Regime("B_r <= N, B_c <= N_k", le=((Br, N), (Bc, Nk)))),
+        asymptotics_from_divisible=causal,
         lower_bounds=_BWD_LB if kind == "bwd" else _FWD_LB,
         defaults={"N": 4096, "N_k": 4096, "d": 64, "B_r": 128, "B_c": 128},
         source=source, validate=_causal_ok if causal else None,

@@ -56,6 +56,7 @@ class Model:
     divisible_note: str = ""
     regime: Regime = UNRESTRICTED
     asymptotic_quantity: Optional[str] = None
+    asymptotics_from_divisible: bool = False
     lower_bounds: Mapping[str, sp.Expr] = field(default_factory=dict)
     defaults: Mapping[str, int] = field(default_factory=dict)
     source: str = ""
@@ -115,9 +116,17 @@ class Model:
             out[k] = sp.factor_terms(sp.expand(sp.simplify(e.subs(back))))
         return out
 
+    def _asymptotic_expr(self) -> sp.Expr:
+        # NOTE: where the exact form is a finite sum of Min/Max/floor terms (causal masks), the
+        # asymptotics are taken of the divisible form: the two differ by partial-block terms of
+        # lower order, and the regime is then stated in the divisible form's symbols.
+        if self.asymptotics_from_divisible:
+            return self._divisible[self.main_quantity]
+        return self[self.main_quantity]
+
     @cached_property
     def _leading(self) -> sp.Expr:
-        return leading_term(self[self.main_quantity], self.regime)
+        return leading_term(self._asymptotic_expr(), self.regime)
 
     def leading(self) -> sp.Expr:
         """Leading term (with its constant) of the main quantity over ``self.regime``."""
@@ -125,7 +134,7 @@ class Model:
 
     @cached_property
     def _theta(self) -> sp.Expr:
-        return theta(self[self.main_quantity], self.regime)
+        return theta(self._asymptotic_expr(), self.regime)
 
     def theta(self) -> sp.Expr:
         """Θ class of the main quantity (an expression without constants)."""

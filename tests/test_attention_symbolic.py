@@ -76,6 +76,10 @@ def test_causal_divisible_form_equals_exact_sum(name):
     ("attention.fa1.fwd.paper", 12 * N**2 * d**2 / M, N**2 * d**2 / M),    # Theorem 2
     ("attention.flash.bwd.paper", 16 * N**2 * d**2 / M, N**2 * d**2 / M),  # Theorem 5
     ("attention.fa2.fwd.paper", 2 * N**2, N**2),                          # B_r = d once M >= 4 d^2
+    # causal (B_r = B_c = B, N_k = N): half the blocks, so half the non-causal leading term
+    ("attention.fa1.fwd.causal", 3 * N**2 * d / (2 * B), N**2 * d / B),
+    ("attention.fa2.fwd.causal", N**2 * d / B, N**2 * d / B),
+    ("attention.flash.bwd.causal", 2 * N**2 * d / B, N**2 * d / B),
     ("attention.standard.fwd", 4 * N * Nk + 2 * N * d + 2 * Nk * d, N * Nk + N * d + Nk * d),  # Theta(Nd + N^2)
 ])
 def test_leading_terms(name, leading, theta):
