@@ -26,7 +26,7 @@ __all__ = ["kernel_counts", "flash_counts", "standard_counts", "paper_block_size
            "FA_SOURCE", "FA2_SOURCE"]
 
 j = sp.Symbol("j", integer=True, nonnegative=True)     # key-block index in the causal sums
-B = sym("B_blk", latex="B")                            # common block size (causal divisible form)
+B = sym("B")                                            # common block size (causal divisible form)
 
 FA_SOURCE = "Dao et al. 2022, FlashAttention, arXiv 2205.14135"
 FA2_SOURCE = "Dao 2023, FlashAttention-2, arXiv 2307.08691"
