@@ -30,9 +30,13 @@ Hence for an LRU cache of at least ``step_footprint`` elements::
 
     compulsory_reads  <=  HBM reads  <=  wave_reads
 
-and :func:`hbm_reads` (the time model's estimate) takes ``compulsory_reads`` when ``A`` and ``B``
-fit in the cache and ``wave_reads`` otherwise.  Counts are elements; multiply by the dtype size.
-Writes of ``C`` (``M N`` elements) are not included: each tile is stored once whatever the order.
+with equality on the right when the cache is smaller than :func:`reuse_floor` (nothing survives from
+one wave to the next) and on the left when ``M K + K N`` fits.  In between, :func:`hbm_reads` (the
+time model's estimate) uses :func:`lookback_reads`: each wave re-uses the panels of as many previous
+waves as fit in the cache.  ``verify.gemm`` checks the two exact regimes and the bounds against the
+LRU simulator of :mod:`numeric.l2cache` and reports the estimate's worst ratio.  Counts are elements;
+multiply by the dtype size.  Writes of ``C`` (``M N`` elements) are not included: each tile is stored
+once whatever the order.  :func:`wave_reads_formula` is ``wave_reads`` as a SymPy sum over waves.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ import sympy as sp
 from .symbols import sym
 
 __all__ = ["tile_of", "launch_order", "wave_panels", "wave_reads", "compulsory_reads",
-           "step_footprint", "hbm_reads", "ceil_div", "panel_sums", "reuse_floor", "wave_reads_formula", "G_M", "P_w"]
+           "step_footprint", "hbm_reads", "ceil_div", "panel_sums", "reuse_floor", "adjacent_reuse", "lookback_reads", "LOOKBACK_MAX_WAVES", "wave_reads_formula", "G_M", "P_w"]
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -153,42 +157,52 @@ def _wave_values(s, e, tm, tn, group, ops=_NumpyOps):
 _CHUNK = 1 << 18
 
 
-def _wave_sums(tm: int, tn: int, group: int, wave: int, w_from: int, w_to: int):
-    T = tm * tn
-    tot = [0, 0, 0, 0]
-    for a in range(w_from, w_to, _CHUNK):
-        w = np.arange(a, min(w_to, a + _CHUNK), dtype=np.int64)
-        s = w * wave
-        e = np.minimum(s + wave, T)
-        for i, v in enumerate(_wave_values(s, e, tm, tn, group)):
-            tot[i] += int(v.sum())
-    return tot
-
-
-@lru_cache(maxsize=65536)
-def panel_sums(tm: int, tn: int, group: int, wave: int) -> tuple[int, int, int, int]:
-    """Sums over all waves of :func:`wave_panels`' four columns, in O(period) time: waves that lie
-    inside full groups repeat with period ``width / gcd(wave, width)`` (their values depend only on
-    ``s mod width``), so one period is summed and multiplied; the waves reaching the last group are
-    summed one by one."""
-    tm, tn, group, wave = (_pos("tm", tm), _pos("tn", tn), _pos("group", group), _pos("wave", wave))
+def _sum_over_waves(tm: int, tn: int, group: int, wave: int, fn, width_out: int, w_start: int = 0) -> list[int]:
+    """``sum(fn(w))`` over waves ``w_start <= w < W`` (``fn`` maps an int64 array of wave indices to a
+    list of ``width_out`` int arrays), in O(period) time: a wave's values depend only on its start
+    modulo ``width = GROUP_M tn`` while it (and the wave before it) lie inside full groups, so those
+    waves repeat with period ``width / gcd(wave, width)``; one period is summed and multiplied, and the
+    waves reaching the last group are summed one by one."""
     T = tm * tn
     W = -(-T // wave)
     width = group * tn
     ng = -(-tm // group)
     w_reg = min(W, ((ng - 1) * width) // wave)       # waves ending before the last group starts
-    tot = [0, 0, 0, 0]
-    if w_reg:
+
+    def direct(a, b):
+        tot = [0] * width_out
+        for c in range(a, b, _CHUNK):
+            for i, v in enumerate(fn(np.arange(c, min(b, c + _CHUNK), dtype=np.int64))):
+                tot[i] += int(v.sum())
+        return tot
+
+    tot = [0] * width_out
+    if w_reg > w_start:
         p = width // math.gcd(wave, width)
-        q, r = divmod(w_reg, p)
+        q, r = divmod(w_reg - w_start, p)
         if q >= 2:
-            per = _wave_sums(tm, tn, group, wave, 0, p)
-            rest = _wave_sums(tm, tn, group, wave, 0, r)
+            per, rest = direct(w_start, w_start + p), direct(w_start, w_start + r)
             tot = [q * x + y for x, y in zip(per, rest)]
         else:
-            tot = _wave_sums(tm, tn, group, wave, 0, w_reg)
-    tail = _wave_sums(tm, tn, group, wave, w_reg, W)
-    return tuple(x + y for x, y in zip(tot, tail))
+            tot = direct(w_start, w_reg)
+    tail = direct(max(w_reg, w_start), W)
+    return [x + y for x, y in zip(tot, tail)]
+
+
+def _values_of_waves(tm, tn, group, wave):
+    T = tm * tn
+
+    def fn(w):
+        s = w * wave
+        return _wave_values(s, np.minimum(s + wave, T), tm, tn, group)
+    return fn
+
+
+@lru_cache(maxsize=65536)
+def panel_sums(tm: int, tn: int, group: int, wave: int) -> tuple[int, int, int, int]:
+    """Sums over all waves of :func:`wave_panels`' four columns (see :func:`_sum_over_waves`)."""
+    tm, tn, group, wave = (_pos("tm", tm), _pos("tn", tn), _pos("group", group), _pos("wave", wave))
+    return tuple(_sum_over_waves(tm, tn, group, wave, _values_of_waves(tm, tn, group, wave), 4))
 
 
 def wave_panels(tm: int, tn: int, group: int, wave: int) -> list[tuple[int, int, bool, bool]]:
@@ -229,12 +243,83 @@ def step_footprint(M: int, N: int, BM: int, BN: int, BK: int, group: int, wave: 
     return max(nr * BM * BK + nc * BN * BK for nr, nc, _, _ in wave_panels(tm, tn, _pos("group", group), _pos("wave", wave)))
 
 
+def _valid(r, c, lr, lc, M, N, BM, BN, tm, tn):
+    """Valid panel elements per unit of K: rows of the A panels plus columns of the B panels."""
+    return r * BM - lr * (tm * BM - M) + c * BN - lc * (tn * BN - N)
+
+
+@lru_cache(maxsize=65536)
+def adjacent_reuse(M: int, N: int, K: int, BM: int, BN: int, group: int, wave: int, capacity: int) -> int:
+    """Elements a wave finds in L2 because the wave before it used them, when both waves' panels fit:
+    ``sum over w >= 1 of [K max(f_{w-1}, f_w) <= capacity] K (f_{w-1} + f_w - f_{w-1 u w})`` with ``f``
+    a wave's valid panel elements per unit of K and ``f_{w-1 u w}`` that of the two waves' pid range
+    together (the panels both use are counted once there)."""
+    M, N, K, BM, BN, group, wave = _check(M, N, K, BM, BN, group, wave)
+    capacity = _pos("capacity", capacity)
+    tm, tn = ceil_div(M, BM), ceil_div(N, BN)
+    T = tm * tn
+
+    def fn(w):
+        s0, s1 = (w - 1) * wave, w * wave
+        e0, e1 = s1, np.minimum(s1 + wave, T)
+        f0 = _valid(*_wave_values(s0, e0, tm, tn, group), M, N, BM, BN, tm, tn)
+        f1 = _valid(*_wave_values(s1, e1, tm, tn, group), M, N, BM, BN, tm, tn)
+        fu = _valid(*_wave_values(s0, e1, tm, tn, group), M, N, BM, BN, tm, tn)
+        fits = np.maximum(f0, f1) * K <= capacity
+        return [np.where(fits, f0 + f1 - fu, 0)]
+    return K * _sum_over_waves(tm, tn, group, wave, fn, 1, w_start=1)[0]
+
+
+#: waves beyond which :func:`hbm_reads` uses the O(period) adjacent-wave rule instead of the lookback
+LOOKBACK_MAX_WAVES = 1 << 14
+
+
+def lookback_reads(M: int, N: int, K: int, BM: int, BN: int, group: int, wave: int, capacity: int) -> int:
+    """Estimated HBM reads (elements) of an LRU L2 of ``capacity`` elements, panel by panel.
+
+    With ``f[a, b)`` the valid panel elements per unit of K that the pids ``a .. b-1`` touch (a run of
+    consecutive pids, :func:`_wave_values`): wave ``w`` looks back ``J_w`` waves, the most whose panels
+    fit, ``K f[s_{w-J}, s_w) <= capacity`` (and ``K f_w <= capacity``, else ``J_w = 0``), and fetches
+    only what those waves did not touch, ``f[s_{w-J}, e_w) - f[s_{w-J}, s_w)``.  ``J_w = 0`` gives
+    :func:`wave_reads`; ``J_w = w`` for every wave telescopes to :func:`compulsory_reads`.  ``J_w`` is
+    found by bisection (``f`` grows with the range).  O(W log W) for W waves."""
+    M, N, K, BM, BN, group, wave = _check(M, N, K, BM, BN, group, wave)
+    capacity = _pos("capacity", capacity)
+    tm, tn = ceil_div(M, BM), ceil_div(N, BN)
+    T = tm * tn
+
+    def f(a, b):
+        v = _valid(*_wave_values(a, np.maximum(b, a + 1), tm, tn, group), M, N, BM, BN, tm, tn)
+        return np.where(b > a, v, 0)
+
+    w = np.arange(-(-T // wave), dtype=np.int64)
+    s = w * wave
+    e = np.minimum(s + wave, T)
+    lo, hi = np.zeros_like(w), w.copy()
+    while (lo < hi).any():
+        mid = (lo + hi + 1) // 2
+        good = f(s - mid * wave, s) * K <= capacity
+        lo, hi = np.where(good, mid, lo), np.where(good, hi, mid - 1)
+    J = np.where(f(s, e) * K <= capacity, lo, 0)
+    a = s - J * wave
+    return K * int((f(a, e) - f(a, s)).sum())
+
+
 def hbm_reads(M: int, N: int, K: int, BM: int, BN: int, group: int, wave: int, capacity: int) -> int:
     """The time model's estimate of HBM reads (elements) for an L2 of ``capacity`` elements:
-    ``compulsory_reads`` when ``M K + K N <= capacity``, else ``wave_reads``."""
-    if compulsory_reads(M, N, K) <= _pos("capacity", capacity):
-        return compulsory_reads(M, N, K)
-    return wave_reads(M, N, K, BM, BN, group, wave)
+    ``compulsory_reads`` when ``M K + K N <= capacity``; otherwise :func:`lookback_reads` (or, beyond
+    ``LOOKBACK_MAX_WAVES`` waves, :func:`wave_reads` less :func:`adjacent_reuse`, computable in O(period)).
+    Exact in the two regimes ``verify.gemm`` checks; between them an estimate whose worst ratio to the
+    LRU simulation ``verify.gemm.l2_worst_ratio`` reports."""
+    comp = compulsory_reads(M, N, K)
+    if comp <= _pos("capacity", capacity):
+        return comp
+    _check(M, N, K, BM, BN, group, wave)
+    if ceil_div(ceil_div(M, BM) * ceil_div(N, BN), wave) <= LOOKBACK_MAX_WAVES:
+        est = lookback_reads(M, N, K, BM, BN, group, wave, capacity)
+    else:
+        est = wave_reads(M, N, K, BM, BN, group, wave) - adjacent_reuse(M, N, K, BM, BN, group, wave, capacity)
+    return max(comp, est)
 
 
 def reuse_floor(M: int, N: int, K: int, BM: int, BN: int, BK: int, group: int, wave: int) -> int:
