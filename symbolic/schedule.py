@@ -21,12 +21,13 @@ a measurement; every constant is a field of :class:`TimeModelConstants` with its
 3. *Per K-step of a round* (``j`` co-resident blocks): the largest of the tensor-core time (the SM's
    ``4096 FLOP/clk`` times ``min(1, warps on the SM / 4)``: one warp drives one of the 4 tensor-core
    sub-partitions), the shared-memory reads of the warps' operand strips at the SM's shared-memory
-   bandwidth, the block's bytes through the SM's L2 port, and the latency bound of the pipeline
-   ``(L + t_c) / stages`` (REFERENCE §5; ``L`` is the loaded latency, transfer included): with
-   ``stages - 1`` stages in flight the block hides ``L`` once ``(stages - 1) t_c >= L`` (Little's law).
+   bandwidth, the block's bytes from L2 at the SM's rate (its 64 B/clk port, or its share of the
+   ~12 TB/s L2 when many SMs are busy), and the latency bound of the pipeline ``(L + t_c) / stages``
+   (REFERENCE §5 with ``L`` the loaded latency, transfer included): with ``stages - 1`` stages in
+   flight the block hides ``L`` once ``(stages - 1) t_c >= L`` (Little's law).  NOTE: one stage
+   serialises each step, ``L + t_c``.
 4. *Fill and epilogue.*  Each round waits ``L`` for its first stage and ends by storing the ``C``
-   tiles; the blocks of a wave reach their epilogue together, so the stores drain at the SM's share
-   of HBM bandwidth.
+   tiles into L2 (write-back) at the SM's L2 rate; their way to HBM is counted in 5.
 5. *HBM.*  The kernel takes at least ``L + (A and B reads from HBM + C writes) / HBM bandwidth``; the
    reads follow the launch order through :func:`symbolic.gemm_l2.hbm_reads` with an L2 of 50 MB.
 
