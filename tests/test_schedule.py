@@ -196,3 +196,13 @@ def test_landscape_tools():
     for key, row in sens.items():
         assert dict(row)[getattr(best, key)] == 1.0
     assert dict(sens["warps"]) == {1: math.inf, 2: math.inf, 4: math.inf, 8: 1.0}
+
+
+def test_hardware_enters_rules_and_model():
+    # 3 x (256 + 256) x 64 x 2 = 196,608 B: fits the H100's 227 KiB, not the A100's 163 KiB
+    cfg = (256, 256, 64, 8, 3, 1)
+    assert "smem" not in S.launch_failures(cfg, "H100")
+    assert "smem" in S.launch_failures(cfg, "A100")
+    # H200: the H100's SMs with 4.8 TB/s of HBM -> the decode floor moves with the bandwidth
+    t = S.landscape(16, 4096, 4096, hw="H200").best_time
+    assert t == pytest.approx(L + (16 * 4096 + 4096 * 4096 + 16 * 4096) * 2 / 4.8e12, rel=1e-12)
