@@ -23,8 +23,11 @@ A block masked entirely is skipped (no loads, no FLOPs); a block the diagonal cr
 whole.  Partial last blocks move only the rows they hold.  FLOPs are matrix-multiply FLOPs only
 (``2 m n k`` each), counted per block actually computed.
 
-Every function runs in real mode (NumPy arrays in, outputs and a :class:`~numeric.memory.Tally` out)
-or, through the ``count_*`` wrappers, in shape-only mode (sizes in, the same Tally, no arithmetic).
+Execution: the outer loop runs block by block; the query blocks of one step, independent of each
+other (concurrent thread blocks on a GPU), run together as one slab of rows, each still charged its
+own loads (see the note above ``_flash_forward_fa1``).  Every function runs in real mode (NumPy
+arrays in, outputs and a :class:`~numeric.memory.Tally` out) or, through the ``count_*`` wrappers,
+in shape-only mode (sizes in, the same Tally, no arithmetic).
 """
 
 from __future__ import annotations
@@ -34,13 +37,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .blas import single_threaded_blas
 from .memory import GlobalMemory, Phantom, Tally, is_phantom
 
 __all__ = [
     "ORDERS", "flash_forward", "flash_backward", "standard_forward", "standard_backward",
     "count_flash_forward", "count_flash_backward", "count_standard_forward", "count_standard_backward",
-    "reference_attention", "reference_attention_grads", "visible", "first_visible_query_block",
+    "reference_attention", "reference_attention_grads", "first_visible_query_block",
 ]
 
 ORDERS = ("fa1", "fa2")
@@ -100,24 +102,18 @@ def first_visible_query_block(j, N, Nk, Br, Bc):
     return max(0, (j * Bc - Nk + N) // Br)
 
 
-def visible(i, j, N, Nk, Br, Bc, causal):
-    """Block (i, j) has at least one unmasked element."""
-    return (not causal) or i >= first_visible_query_block(j, N, Nk, Br, Bc)
-
-
-def _crosses(i, j, N, Nk, Br, Bc):
-    """Some element of block (i, j) is masked: largest key > smallest position."""
-    return min((j + 1) * Bc, Nk) - 1 > Nk - N + i * Br
-
-
-def _mask(S, i, j, N, Nk, Br, Bc):
-    """Set masked scores of a diagonal block to -inf (positions from row/column indices)."""
+def _mask(S, r0, c0, N, Nk):
+    """Set the masked scores of a tile/slab whose first row is query row ``r0`` and first column key
+    ``c0`` to -inf.  Only the leading rows the diagonal crosses (position < last key) are touched."""
     if is_phantom(S):
         return S
-    r0, c0 = i * Br, j * Bc
-    pos = (Nk - N + r0) + np.arange(S.shape[0])[:, None]
-    key = c0 + np.arange(S.shape[1])[None, :]
-    return np.where(key <= pos, S, -np.inf)
+    first_pos = Nk - N + r0
+    crossing = min(S.shape[0], max(0, c0 + S.shape[1] - 1 - first_pos))
+    if crossing:
+        pos = first_pos + np.arange(crossing)[:, None]
+        key = c0 + np.arange(S.shape[1])[None, :]
+        S[:crossing] = np.where(key <= pos, S[:crossing], -np.inf)
+    return S
 
 
 # ------------------------------------------------------------------------------------- standard
@@ -132,7 +128,7 @@ def _standard_forward(mem, Qa, Ka, Va, N, Nk, d, causal):
     # kernel 2: P = softmax(S) (mask applied here)
     S = mem.load(Sa)
     if causal:
-        S = _mask(S, 0, 0, N, Nk, N, Nk)
+        S = _mask(S.copy() if mem.real else S, 0, 0, N, Nk)
     e = np.exp(S - S.max(axis=1, keepdims=True))
     mem.store(Pa, slice(None), e / e.sum(axis=1, keepdims=True))
     # kernel 3: O = P V
@@ -178,27 +174,34 @@ def standard_backward(Q, K, V, P, dO) -> Backward:
 
 
 # ------------------------------------------------------------------------------------- flash forward
+# NOTE: the query blocks of one step are independent - each reads and writes only its own rows (on a
+# GPU they are thread blocks running concurrently on different SMs).  The executors therefore run the
+# query blocks that take part in a step together, as one slab of rows [I_j B_r, N): a slab load moves
+# exactly the elements of the per-block loads, and a tile that every block of the slab loads (K_j, V_j
+# in the FA-2 order) is charged once per block (``copies``).  Which blocks take part is decided per
+# block (``first_visible_query_block``), so partial blocks and the causal diagonal count as in the
+# block-by-block loop.
+
 def _flash_forward_fa1(mem, Qa, Ka, Va, N, Nk, d, Br, Bc, causal):
     scale = 1.0 / math.sqrt(d)
-    Tr, Tc = -(-N // Br), -(-Nk // Bc)
+    Tc = -(-Nk // Bc)
     Oa, la, ma = mem.empty("O", (N, d)), mem.empty("l", (N,)), mem.empty("m", (N,))
     mem.store(Oa, slice(None), _full(mem, (N, d), 0.0))                          # line 2
     mem.store(la, slice(None), _full(mem, (N,), 0.0))
     mem.store(ma, slice(None), _full(mem, (N,), -np.inf))
     for j in range(Tc):                                                          # line 5
         cols = slice(j * Bc, min((j + 1) * Bc, Nk))
-        Kj, Vj = mem.load(Ka, cols), mem.load(Va, cols)
-        i0 = first_visible_query_block(j, N, Nk, Br, Bc) if causal else 0
-        for i in range(i0, Tr):                                                  # line 7
-            rows = slice(i * Br, min((i + 1) * Br, N))
-            Qi, Oi, li, mi = mem.load(Qa, rows), mem.load(Oa, rows), mem.load(la, rows), mem.load(ma, rows)
-            S = mem.matmul(Qi * scale, Kj.T)                                     # line 9
-            if causal and _crosses(i, j, N, Nk, Br, Bc):
-                S = _mask(S, i, j, N, Nk, Br, Bc)
-            m_new, alpha, l_new, PV = _online_softmax(mem, S, Vj, mi, li)          # lines 10-11
-            mem.store(Oa, rows, _rescale(alpha, li, Oi, PV, l_new))                # line 12
-            mem.store(la, rows, l_new)                                           # line 13
-            mem.store(ma, rows, m_new)
+        Kj, Vj = mem.load(Ka, cols), mem.load(Va, cols)                          # line 6
+        r0 = first_visible_query_block(j, N, Nk, Br, Bc) * Br if causal else 0
+        rows = slice(r0, N)                                                      # line 7: blocks i >= I_j
+        Qi, Oi, li, mi = mem.load(Qa, rows), mem.load(Oa, rows), mem.load(la, rows), mem.load(ma, rows)  # line 8
+        S = mem.matmul(Qi * scale, Kj.T)                                         # line 9
+        if causal:
+            S = _mask(S, r0, cols.start, N, Nk)
+        m_new, alpha, l_new, PV = _online_softmax(mem, S, Vj, mi, li)            # lines 10-11
+        mem.store(Oa, rows, _rescale(alpha, li, Oi, PV, l_new))                  # line 12
+        mem.store(la, rows, l_new)                                               # line 13
+        mem.store(ma, rows, m_new)
     if not mem.real:
         return Forward(None, None, mem.tally)
     l, m = mem.result(la), mem.result(ma)
@@ -209,24 +212,22 @@ def _flash_forward_fa2(mem, Qa, Ka, Va, N, Nk, d, Br, Bc, causal):
     scale = 1.0 / math.sqrt(d)
     Tr, Tc = -(-N // Br), -(-Nk // Bc)
     Oa, La = mem.empty("O", (N, d)), mem.empty("L", (N,))
-    for i in range(Tr):
-        rows = slice(i * Br, min((i + 1) * Br, N))
-        Qi = mem.load(Qa, rows)
-        Qs = Qi * scale                      # fold 1/sqrt(d) into the query tile once per block
-        n = rows.stop - rows.start
-        acc, m, l = _full(mem, (n, d), 0.0), _full(mem, (n,), -np.inf), _full(mem, (n,), 0.0)
-        for j in range(Tc):
-            if causal and not visible(i, j, N, Nk, Br, Bc, True):
-                break                      # every later key block is masked too
-            cols = slice(j * Bc, min((j + 1) * Bc, Nk))
-            Kj, Vj = mem.load(Ka, cols), mem.load(Va, cols)
-            S = mem.matmul(Qs, Kj.T)
-            if causal and _crosses(i, j, N, Nk, Br, Bc):
-                S = _mask(S, i, j, N, Nk, Br, Bc)
-            m, alpha, l, PV = _online_softmax(mem, S, Vj, m, l, masked_rows_impossible=not causal and j > 0)
-            acc = alpha[:, None] * acc + PV if mem.real else PV
-        mem.store(Oa, rows, acc / _nonzero(l)[:, None] if mem.real else acc)
-        mem.store(La, rows, m + np.log(l) if mem.real else l)
+    Qs = mem.load(Qa) * scale                  # every query block loads its Q_i once (line 4)
+    acc, m, l = _full(mem, (N, d), 0.0), _full(mem, (N,), -np.inf), _full(mem, (N,), 0.0)
+    for j in range(Tc):                        # the inner loop of every query block, in step
+        i0 = first_visible_query_block(j, N, Nk, Br, Bc) if causal else 0
+        r0, cols = i0 * Br, slice(j * Bc, min((j + 1) * Bc, Nk))
+        Kj, Vj = mem.load(Ka, cols, copies=Tr - i0), mem.load(Va, cols, copies=Tr - i0)   # line 6, per block
+        S = mem.matmul(Qs[r0:], Kj.T)                                                      # line 8
+        if causal:
+            S = _mask(S, r0, cols.start, N, Nk)
+        m_new, alpha, l_new, PV = _online_softmax(mem, S, Vj, m[r0:], l[r0:],
+                                                  masked_rows_impossible=not causal and j > 0)
+        if mem.real:                                                                       # line 9
+            acc[r0:] = alpha[:, None] * acc[r0:] + PV
+            m[r0:], l[r0:] = m_new, l_new
+    mem.store(Oa, slice(None), acc / _nonzero(l)[:, None] if mem.real else acc)           # line 12
+    mem.store(La, slice(None), m + np.log(l) if mem.real else l)                          # line 13
     return Forward(mem.result(Oa), mem.result(La), mem.tally)
 
 
@@ -245,7 +246,7 @@ def _online_softmax(mem, S, Vj, m, l, masked_rows_impossible=False):
         return m, m, l, mem.matmul(S, Vj)
     m_new = np.maximum(m, S.max(axis=1))
     ms = m_new if masked_rows_impossible else np.where(np.isfinite(m_new), m_new, 0.0)
-    Pt = np.exp(S - ms[:, None])
+    Pt = np.exp(np.subtract(S, ms[:, None], out=S), out=S)     # S is this step's own tile: reuse it
     alpha = np.exp(m - ms)
     return m_new, alpha, alpha * l + Pt.sum(axis=1), mem.matmul(Pt, Vj)
 
@@ -257,19 +258,20 @@ def _rescale(alpha, l_old, O_old, PV, l_new):
     return ((alpha * l_old)[:, None] * O_old + PV) / _nonzero(l_new)[:, None]
 
 
-def _backward_step(mem, S, Qi, Kj, Vj, dOi, dQi, Li, Di, dKj, dVj, scale):
-    """FlashAttention-2 Algorithm 2 lines 11-20 on one block: ``P = exp(S - L_i)``;
-    ``dV_j += P^T dO_i``; ``dP = dO_i V_j^T``; ``dS = P * (dP - D_i)``; ``dQ_i += dS K_j``;
-    ``dK_j += dS^T Q_i`` (the last two scaled by ``1/sqrt(d)``).  Four counted products."""
+def _backward_step(mem, S, Qi, Kj, Vj, dOi, dQi, Li, Di, scale):
+    """FlashAttention-2 Algorithm 2 lines 11-20 on the query rows that meet key block ``j``:
+    ``P = exp(S - L_i)``; ``dV_j = P^T dO_i``; ``dP = dO_i V_j^T``; ``dS = P * (dP - D_i)``;
+    ``dQ_i += dS K_j``; ``dK_j = dS^T Q_i`` (the last two scaled by ``1/sqrt(d)``).  Four counted
+    products; summing over the rows of all blocks is the sum over the inner loop's iterations."""
     P = np.exp(S - Li[:, None]) if mem.real else S
-    dV_add = mem.matmul(P.T, dOi)
+    dVj = mem.matmul(P.T, dOi)
     dP = mem.matmul(dOi, Vj.T)
     dS = P * (dP - Di[:, None]) if mem.real else P
     dQ_add = mem.matmul(dS, Kj)
-    dK_add = mem.matmul(dS.T, Qi)
+    dKj = mem.matmul(dS.T, Qi)
     if not mem.real:
         return dQi, dKj, dVj
-    return dQi + dQ_add * scale, dKj + dK_add * scale, dVj + dV_add
+    return dQi + dQ_add * scale, dKj * scale, dVj
 
 
 def _nonzero(x):
@@ -285,37 +287,31 @@ def flash_forward(Q, K, V, Br, Bc, causal=False, order="fa2") -> Forward:
     Br, Bc = _positive_int("Br", Br), _positive_int("Bc", Bc)
     mem = GlobalMemory(real=True)
     run = _flash_forward_fa1 if order == "fa1" else _flash_forward_fa2
-    with single_threaded_blas():
-        return run(mem, mem.put("Q", np.asarray(Q, float)), mem.put("K", np.asarray(K, float)),
-                   mem.put("V", np.asarray(V, float)), N, Nk, d, Br, Bc, causal)
+    return run(mem, mem.put("Q", np.asarray(Q, float)), mem.put("K", np.asarray(K, float)),
+               mem.put("V", np.asarray(V, float)), N, Nk, d, Br, Bc, causal)
 
 
 # ------------------------------------------------------------------------------------- flash backward
 def _flash_backward(mem, Qa, Ka, Va, Oa, dOa, La, N, Nk, d, Br, Bc, causal):
     scale = 1.0 / math.sqrt(d)
-    Tr, Tc = -(-N // Br), -(-Nk // Bc)
+    Tc = -(-Nk // Bc)
     Da = mem.empty("D", (N,))
     dQa, dKa, dVa = mem.empty("dQ", (N, d)), mem.empty("dK", (Nk, d)), mem.empty("dV", (Nk, d))
-    for i in range(Tr):                                   # D = rowsum(dO * O), one pass over query blocks
-        rows = slice(i * Br, min((i + 1) * Br, N))
-        mem.store(Da, rows, (mem.load(dOa, rows) * mem.load(Oa, rows)).sum(axis=1))
-    mem.store(dQa, slice(None), _full(mem, (N, d), 0.0))
-    for j in range(Tc):
+    mem.store(Da, slice(None), (mem.load(dOa) * mem.load(Oa)).sum(axis=1))      # D = rowsum(dO * O)
+    mem.store(dQa, slice(None), _full(mem, (N, d), 0.0))                        # dQ initialised in HBM
+    for j in range(Tc):                                                         # line 5
         cols = slice(j * Bc, min((j + 1) * Bc, Nk))
-        Kj, Vj = mem.load(Ka, cols), mem.load(Va, cols)
-        nk = cols.stop - cols.start
-        dKj, dVj = _full(mem, (nk, d), 0.0), _full(mem, (nk, d), 0.0)
-        i0 = first_visible_query_block(j, N, Nk, Br, Bc) if causal else 0
-        for i in range(i0, Tr):
-            rows = slice(i * Br, min((i + 1) * Br, N))
-            Qi, dOi, dQi = mem.load(Qa, rows), mem.load(dOa, rows), mem.load(dQa, rows)
-            Li, Di = mem.load(La, rows), mem.load(Da, rows)
-            S = mem.matmul(Qi, Kj.T) * scale
-            if causal and _crosses(i, j, N, Nk, Br, Bc):
-                S = _mask(S, i, j, N, Nk, Br, Bc)
-            dQi, dKj, dVj = _backward_step(mem, S, Qi, Kj, Vj, dOi, dQi, Li, Di, dKj, dVj, scale)
-            mem.store(dQa, rows, dQi)
-        mem.store(dKa, cols, dKj)
+        Kj, Vj = mem.load(Ka, cols), mem.load(Va, cols)                         # line 6
+        r0 = first_visible_query_block(j, N, Nk, Br, Bc) * Br if causal else 0
+        rows = slice(r0, N)                                                     # line 8: blocks i >= I_j
+        Qi, dOi, dQi = mem.load(Qa, rows), mem.load(dOa, rows), mem.load(dQa, rows)   # line 9
+        Li, Di = mem.load(La, rows), mem.load(Da, rows)
+        S = mem.matmul(Qi, Kj.T) * scale                                        # line 10
+        if causal:
+            S = _mask(S, r0, cols.start, N, Nk)
+        dQi, dKj, dVj = _backward_step(mem, S, Qi, Kj, Vj, dOi, dQi, Li, Di, scale)
+        mem.store(dQa, rows, dQi)                                               # line 21
+        mem.store(dKa, cols, dKj)                                               # line 23
         mem.store(dVa, cols, dVj)
     return Backward(mem.result(dQa), mem.result(dKa), mem.result(dVa), mem.tally)
 
@@ -328,10 +324,9 @@ def flash_backward(Q, K, V, O, dO, L, Br, Bc, causal=False) -> Backward:
         if np.shape(x) != shape:
             raise ValueError(f"{name}: shape {np.shape(x)} does not match {shape}")
     mem = GlobalMemory(real=True)
-    with single_threaded_blas():
-        return _flash_backward(mem, *(mem.put(n, np.asarray(x, float)) for n, x in
-                                      (("Q", Q), ("K", K), ("V", V), ("O", O), ("dO", dO), ("L", L))),
-                               N, Nk, d, Br, Bc, causal)
+    return _flash_backward(mem, *(mem.put(n, np.asarray(x, float)) for n, x in
+                                  (("Q", Q), ("K", K), ("V", V), ("O", O), ("dO", dO), ("L", L))),
+                           N, Nk, d, Br, Bc, causal)
 
 
 # ------------------------------------------------------------------------------------- count-only

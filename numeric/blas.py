@@ -1,9 +1,11 @@
 """Run tile products on one BLAS thread.
 
 Tiles are small (at most a few hundred rows), and a multi-threaded BLAS spends more on waking
-and synchronising threads than it saves on such products; on a loaded 2-core machine the course
-script ran 2-3x slower with OpenBLAS' default threads.  Each tile is one SM's work anyway, so the
-executors pin BLAS to one thread while they run and restore the previous count afterwards.
+and synchronising threads than it saves on such products; on a loaded 2-core machine a tile-by-tile
+loop ran 2-3x slower with OpenBLAS' default threads.  Each tile is one SM's work anyway, so an
+executor that multiplies tile by tile (the GEMM executor) pins BLAS to one thread while it runs and
+restores the previous count afterwards.  (The attention executors multiply whole slabs of query
+blocks at once, where BLAS threads pay off, so they do not pin.)
 
 NumPy's bundled OpenBLAS is found in the process' memory map (the approach of threadpoolctl, done
 in a few lines to avoid a dependency); where it is absent (other BLAS, other OS) this is a no-op.

@@ -223,6 +223,12 @@ class HBMArray:
 
 def _count(shape, idx) -> tuple:
     """Shape of ``array[idx]`` for slices/ints, computed from the index alone (no data)."""
+    if type(idx) is slice and idx.step is None:           # the executors' row-block fast path
+        start, stop, n = idx.start, idx.stop, shape[0]
+        start = 0 if start is None else start
+        stop = n if stop is None else stop
+        if 0 <= start and 0 <= stop:
+            return (max(0, min(stop, n) - start),) + shape[1:]
     if not isinstance(idx, tuple):
         idx = (idx,)
     out = []
@@ -268,9 +274,11 @@ class GlobalMemory:
         return a
 
     # ---- the only two ways data moves
-    def load(self, a: HBMArray, idx=slice(None)):
+    def load(self, a: HBMArray, idx=slice(None), copies: int = 1):
+        """Move ``a[idx]`` on chip.  ``copies``: how many thread blocks each load this same tile (each
+        is charged; the data returned is the one tile)."""
         shape = _count(a.shape, idx)
-        n = 1
+        n = copies
         for s in shape:
             n *= s
         t = self.tally
@@ -287,7 +295,7 @@ class GlobalMemory:
 
     def store(self, a: HBMArray, idx, tile) -> None:
         shape = _count(a.shape, idx)
-        tshape = _shape_of(tile)
+        tshape = tile.shape if hasattr(tile, "shape") else _shape_of(tile)
         if tshape != shape and np.broadcast_shapes(tshape, shape) != shape:
             raise ValueError(f"store into {a.name}{list(shape)} of a tile of shape {tshape}")
         n = 1
@@ -307,7 +315,7 @@ class GlobalMemory:
     # ---- compute
     def matmul(self, x, y):
         """``x @ y`` counting ``2 m n k`` FLOPs."""
-        xs, ys = _shape_of(x), _shape_of(y)
+        xs, ys = x.shape, y.shape
         if xs[-1] != ys[0]:
             raise ValueError(f"matmul shapes {xs} @ {ys}")
         m = xs[0] if len(xs) > 1 else 1
