@@ -28,14 +28,7 @@ sys.path.insert(0, str(ROOT))
 from numeric import attention as ex  # noqa: E402
 
 
-def best(f, repeat):
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t0)
-    return min(ts)
-
+from timing import best  # noqa: E402  (bench/ is on sys.path when a script runs)
 
 def plain(Q, K, V):
     S = Q @ K.T / math.sqrt(Q.shape[1])

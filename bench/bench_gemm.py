@@ -33,14 +33,7 @@ from symbolic import gemm_l2, schedule  # noqa: E402
 from symbolic.gemm import gemm_traffic  # noqa: E402
 
 
-def best(f, repeat):
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t0)
-    return min(ts)
-
+from timing import best  # noqa: E402  (bench/ is on sys.path when a script runs)
 
 def main(argv=None):
     ap = argparse.ArgumentParser()

@@ -18,14 +18,7 @@ from fractions import Fraction
 from tabulate import tabulate
 
 
-def best_of(fn, repeat=3):
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
-
+from timing import best  # noqa: E402  (bench/ is on sys.path when a script runs)
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="bench_latency")
@@ -55,16 +48,16 @@ def main(argv=None) -> int:
     rows = []
     base = None
     for label, fn in cases:
-        t = best_of(fn, args.repeat)
+        t = best(fn, args.repeat)
         base = base or t
         rows.append([label, f"{n:,}", f"{t:.3f}", f"{n / t:,.0f}", f"{base / t:.2f}"])
-    t = best_of(lambda: simulate_pingpong(pp_n, 2.0, 1.0, 2), args.repeat)
+    t = best(lambda: simulate_pingpong(pp_n, 2.0, 1.0, 2), args.repeat)
     rows.append(["ping-pong event heap (2 warpgroups)", f"{pp_n:,}", f"{t:.3f}", f"{pp_n / t:,.0f}",
                  f"{(base / n) / (t / pp_n):.2f}"])
     model = get("latency.pipeline")
     pt = dict(n=n, S=4, L=Fraction(700), t_x=Fraction(280), t_c=Fraction(280))
     model.evaluate("makespan", **pt)                                  # compile once
-    t = best_of(lambda: [model.evaluate("makespan", **pt) for _ in range(1000)], args.repeat) / 1000
+    t = best(lambda: [model.evaluate("makespan", **pt) for _ in range(1000)], args.repeat) / 1000
     rows.append(["exact formula, one evaluation (any n)", "-", f"{t:.6f}", "-", f"{base / t:,.0f}"])
     print(tabulate(rows, headers=["simulator", "tiles", "best s", "tiles/s", "speed vs baseline"],
                    tablefmt="github", disable_numparse=True))
