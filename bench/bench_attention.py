@@ -26,9 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from numeric import attention as ex  # noqa: E402
-
-
 from timing import best  # noqa: E402  (bench/ is on sys.path when a script runs)
+
 
 def plain(Q, K, V):
     S = Q @ K.T / math.sqrt(Q.shape[1])

@@ -31,9 +31,8 @@ from numeric.gemm import run_gemm  # noqa: E402
 from numeric.l2cache import simulate_l2  # noqa: E402
 from symbolic import gemm_l2, schedule  # noqa: E402
 from symbolic.gemm import gemm_traffic  # noqa: E402
-
-
 from timing import best  # noqa: E402  (bench/ is on sys.path when a script runs)
+
 
 def main(argv=None):
     ap = argparse.ArgumentParser()

@@ -16,9 +16,8 @@ import time
 from fractions import Fraction
 
 from tabulate import tabulate
-
-
 from timing import best  # noqa: E402  (bench/ is on sys.path when a script runs)
+
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="bench_latency")
