@@ -18,11 +18,12 @@ from __future__ import annotations
 import sympy as sp
 
 from .asymptotics import Regime
+from .evaluate import exact
 from .model import Model
 from .registry import register
 from .symbols import Bc, Br, M, N, Nk, d, sym
 
-__all__ = ["kernel_counts", "flash_counts", "standard_counts", "paper_block_sizes", "B", "j",
+__all__ = ["kernel_counts", "flash_counts", "standard_counts", "paper_block_sizes", "paper_blocks_at", "B", "j",
            "FA_SOURCE", "FA2_SOURCE"]
 
 j = sp.Symbol("j", integer=True, nonnegative=True)     # key-block index in the causal sums
@@ -117,6 +118,16 @@ def paper_block_sizes(M_=M, d_=d):
     """The paper's block sizes (Algorithm 1 line 1): ``B_c = ceil(M / 4d)``, ``B_r = min(B_c, d)``."""
     bc = sp.ceiling(M_ / (4 * d_))
     return sp.Min(bc, d_), bc
+
+
+def paper_blocks_at(M_: int, d_: int) -> tuple[int, int]:
+    """``(B_r, B_c)`` as ints for on-chip memory ``M_`` elements and head dimension ``d_``;
+    ``ValueError`` naming ``M`` or ``d`` unless both are positive integers."""
+    for name, v in (("M", M_), ("d", d_)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"{name}: must be a positive integer, got {v!r}")
+    br, bc = paper_block_sizes()
+    return exact(br, M=M_, d=d_), exact(bc, M=M_, d=d_)
 
 
 # ------------------------------------------------------------------------------------- models

@@ -7,7 +7,7 @@ import pytest
 import sympy as sp
 
 from symbolic import registry
-from symbolic.attention import B, paper_block_sizes
+from symbolic.attention import B, paper_block_sizes, paper_blocks_at
 from symbolic.evaluate import exact
 from symbolic.roofline import roofline
 from symbolic.symbols import Bc, Br, M, N, Nk, d
@@ -100,8 +100,11 @@ def test_course_ratio_to_lower_bound_is_flat():
 def test_paper_block_sizes():
     br, bc = paper_block_sizes()
     assert (exact(br, M=51200, d=64), exact(bc, M=51200, d=64)) == (64, 200)   # course demo 2
-    assert (exact(br, M=8192, d=64), exact(bc, M=8192, d=64)) == (32, 32)      # 16 KB
-    assert (exact(br, M=1, d=5), exact(bc, M=1, d=5)) == (1, 1)
+    assert paper_blocks_at(8192, 64) == (32, 32)                               # 16 KB
+    assert paper_blocks_at(1, 5) == (1, 1)
+    for bad, param in (((0, 64), "M"), ((-5, 64), "M"), ((51200, 0), "d"), ((51200.0, 64), "M")):
+        with pytest.raises(ValueError, match=rf"^{param}:"):
+            paper_blocks_at(*bad)
 
 
 # ----------------------------------------------------------------------------- exactness

@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 
 from numeric import attention as ex
 from symbolic import registry
-from symbolic.attention import paper_block_sizes
-from symbolic.evaluate import exact
+from symbolic.attention import paper_blocks_at
 
 from .core import Check
 
@@ -35,8 +34,7 @@ def execute(name: str, point) -> dict:
         args = (p["N"], p["N_k"], p["d"]) if kind[2] == "bwd" else (p["N"], p["N_k"], p["d"], causal)
         return _counts(run(*args))
     if name.endswith(".paper"):
-        br, bc = paper_block_sizes()
-        Br, Bc = exact(br, M=p["M"], d=p["d"]), exact(bc, M=p["M"], d=p["d"])
+        Br, Bc = paper_blocks_at(p["M"], p["d"])
         p.update({"N_k": p["N"], "B_r": Br, "B_c": Bc})
     args = (p["N"], p["N_k"], p["d"], p["B_r"], p["B_c"], causal)
     if kind[1] == "flash":

@@ -12,8 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from numeric import attention as _ex  # noqa: E402
 from symbolic import registry as _registry  # noqa: E402
-from symbolic.attention import paper_block_sizes as _paper_block_sizes  # noqa: E402
-from symbolic.evaluate import exact as _exact  # noqa: E402
+from symbolic.attention import paper_blocks_at as _paper_blocks_at  # noqa: E402
 
 __all__ = ["IO", "block_sizes", "fa_io_formula", "flash_fwd", "flash_bwd", "standard_attention",
            "standard_attention_bwd"]
@@ -38,8 +37,7 @@ def _io(t) -> IO:
 
 def block_sizes(M, d):
     """The paper's ``(B_r, B_c) = (min(ceil(M/4d), d), ceil(M/4d))`` as ints."""
-    br, bc = _paper_block_sizes()
-    return _exact(br, M=M, d=d), _exact(bc, M=M, d=d)
+    return _paper_blocks_at(M, d)
 
 
 def fa_io_formula(N, d, M, order="fa1"):
