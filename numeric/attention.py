@@ -1,4 +1,4 @@
-"""Attention executors: standard attention and FlashAttention, run tile by tile on a counted global memory.
+"""Attention executors: standard attention and FlashAttention, run block by block on a counted global memory.
 
 Counting conventions are those of ``shared/REFERENCE.md`` §1 (the course's), in elements:
 
