@@ -69,3 +69,47 @@ def test_demo3_pingpong(out):
     assert 40 <= pct(bf16[3]) < 50                                   # "exp 占矩阵运算的四成多"
     assert pct(fp8[3]) == pytest.approx(2 * pct(bf16[3]), abs=1)     # FP8 halves the matmul time
     assert "4.5 T" in out                                            # the NVIDIA-table exp figure
+
+
+# --------------------------------------------------------------------------------- the adapter itself (no seed needed)
+@pytest.fixture
+def hw_engines(monkeypatch):
+    """Import ``hw_engines`` the way the script does: only its own folder on ``sys.path``."""
+    import importlib
+    import sys
+    from pathlib import Path
+    folder = Path(__file__).resolve().parents[1] / "course" / "lecture08"
+    monkeypatch.setattr(sys, "path", [str(folder)] + [p for p in sys.path if "lecture01" not in p])
+    for mod in ("hw_engines", "hw_specs"):
+        monkeypatch.delitem(sys.modules, mod, raising=False)
+    return importlib.import_module("hw_engines")
+
+
+def test_importing_hw_engines_makes_lecture01_importable(hw_engines):
+    import importlib
+    specs = importlib.import_module("hw_specs")
+    assert hw_engines.H100 is specs.H100
+    # course units: 1.83 GHz, 3.35 TB/s, 132 SMs, 4096 FLOP/SM/clk, 989.4 TFLOPS, 4.5 T exp/s (REFERENCE.md §3)
+    h = hw_engines.H100
+    assert (h.clock_ghz, h.hbm_tbs, h.sms, h.tc_flops_per_sm_clk()) == (1.83, 3.35, 132, 4096)
+    assert round(h.tc_peak() / 1e12, 1) == 989.4 and specs.H100.exp_per_s == 4.5e12
+
+
+def test_pipeline_sim_hand_values(hw_engines):
+    # synchronous: each tile takes L + t_x + t_c = 5 + 2 + 3 = 10, busy 3/10; two buffers: the hand
+    # timeline of tests/test_latency_sims.py (makespan 20 for 3 tiles)
+    assert hw_engines.pipeline_sim(4, 3.0, 2.0, 5.0, 1)["busy"] == pytest.approx(0.3, rel=1e-12)
+    r = hw_engines.pipeline_sim(3, 3.0, 2.0, 5.0, 2)
+    assert r["makespan"] == 20 and r["busy"] == pytest.approx(9 / 20, rel=1e-12)
+
+
+@pytest.mark.parametrize("kw,param", [
+    (dict(n=0), "n"), (dict(stages=0), "stages"), (dict(t_comp=0.0), "t_comp"), (dict(t_x=-1e-9), "t_x"),
+    (dict(latency=-7e-7), "latency"), (dict(jitter=-1.0), "jitter"),
+])
+def test_pipeline_sim_bad_input_names_the_parameter(hw_engines, kw, param):
+    args = dict(n=8, t_comp=2.8e-7, t_x=2.8e-7, latency=7e-7, stages=2)
+    args.update(kw)
+    with pytest.raises(ValueError) as exc:
+        hw_engines.pipeline_sim(**args)
+    assert str(exc.value).startswith(f"{param}:")
