@@ -157,9 +157,9 @@ def test_stages_to_saturate_is_the_regime_boundary():
         pt = dict(n=40, L=F(L), t_x=F(t_x), t_c=F(t_c))
         need = pl.evaluate("stages_to_saturate", S=1, **pt)
         p = max(F(t_x), F(t_c))
-        for S_ in range(1, need + 3):
-            first_piece = F(L + t_x + t_c) + 39 * p
-            assert (pl.evaluate("makespan", S=S_, **pt) == first_piece) == (S_ >= need) or S_ >= 40
+        first_piece = F(L + t_x + t_c) + 39 * p                  # hand: T + (n - 1) max(t_x, t_c)
+        for S_ in range(1, need + 3):                               # need + 2 < n = 40: never n <= S
+            assert (pl.evaluate("makespan", S=S_, **pt) == first_piece) == (S_ >= need), S_
 
 
 # --------------------------------------------------------------------------------- Little's law
@@ -207,14 +207,19 @@ def test_pingpong_fa3_exp_figure_is_the_other_source():
     assert abs(H100.exp_per_s_alt - 16 * 132 * 1_830_000_000) / H100.exp_per_s_alt < 0.01
 
 
-@pytest.mark.parametrize("n,G", [(1, 1), (5, 1), (1, 2), (6, 2), (7, 3)])
-def test_pingpong_makespan_hand_forms(n, G):
+@pytest.mark.parametrize("n,G,t_mma,t_exp", [
+    (1, 1, 1, 1), (5, 1, 1, 1), (1, 2, 1, 1), (6, 2, 1, 1), (7, 3, 1, 1),
+    (4, 2, 1, 3), (4, 3, 1, 3), (5, 2, 3, 1), (9, 4, 2, 5),
+])
+def test_pingpong_makespan_hand_forms(n, G, t_mma, t_exp):
     m = get("latency.pingpong")
-    pt = dict(d=2, F_tc=F(8), R_exp=F(1), n=n, k=1, G=G)      # t_mma = 1, t_exp = 1
+    pt = dict(d=2, F_tc=F(8, t_mma), R_exp=F(1, t_exp), n=n, k=1, G=G)    # 4 d / F_tc = t_mma, 1 / R_exp = t_exp
     got = m.evaluate("makespan", **pt)
-    # hand: one warpgroup serialises (2 n); two or more overlap: 2 + (n - 1) * 1
-    assert got == (2 * n if G == 1 else 2 + (n - 1))
-    assert m.evaluate("serial_makespan", **pt) == 2 * n
+    # hand: one warpgroup serialises, n (t_mma + t_exp); two or more: the first tile's t_mma + t_exp, then
+    # one tile per max(t_mma, t_exp) (e.g. t_mma = 1, t_exp = 3, n = 4: exps at 1, 4, 7, 10 -> 13)
+    serial = n * (t_mma + t_exp)
+    assert got == (serial if G == 1 else t_mma + t_exp + (n - 1) * max(t_mma, t_exp))
+    assert m.evaluate("serial_makespan", **pt) == serial
 
 
 # --------------------------------------------------------------------------------- bad input
