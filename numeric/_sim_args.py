@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
-__all__ = ["positive_time", "nonnegative", "count"]
+__all__ = ["positive", "nonnegative", "count"]
 
 
-def positive_time(name: str, value) -> float:
+def positive(name: str, value) -> float:
     """A finite number > 0 (a duration, a rate, a size in bytes), returned as float."""
     if isinstance(value, bool) or not isinstance(value, Real):
         raise ValueError(f"{name}: must be a number > 0, got {value!r}")

@@ -4,7 +4,7 @@ bandwidth-limited rate and each one takes a latency to complete.
 The machine: ``n`` requests of ``request_bytes`` each; request ``k`` is issued at
 ``k * request_bytes / bandwidth`` (the issue rate keeps the bandwidth exactly busy) and completes
 ``latency_k`` later, where ``latency_k = latency`` plus, with ``jitter > 0``, an exponential extra of
-mean ``jitter x latency`` (``numpy.random.default_rng(seed)``).  A request's bytes are in flight from
+mean ``jitter x latency`` (:func:`numeric.pipeline.draw_latencies`, seeded).  A request's bytes are in flight from
 its issue to its completion.
 
 The run measures the time-average of the bytes in flight over ``[0, end]`` (``end`` = the last
@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._sim_args import count, nonnegative, positive_time
+from ._sim_args import count, nonnegative, positive
+from .pipeline import draw_latencies
 
 __all__ = ["LittleRun", "simulate_requests"]
 
@@ -54,16 +55,13 @@ def simulate_requests(n: int, request_bytes: float, bandwidth: float, latency: f
     ``ValueError`` naming the parameter for ``n < 1``, a size, bandwidth or latency <= 0, ``jitter < 0``.
     """
     n = count("n", n)
-    request_bytes = positive_time("request_bytes", request_bytes)
-    bandwidth = positive_time("bandwidth", bandwidth)
-    latency = positive_time("latency", latency)
+    request_bytes = positive("request_bytes", request_bytes)
+    bandwidth = positive("bandwidth", bandwidth)
+    latency = positive("latency", latency)
     jitter = nonnegative("jitter", jitter)
 
     issue = np.arange(n, dtype=float) * (request_bytes / bandwidth)
-    lat = np.full(n, latency)
-    if jitter > 0:
-        lat = lat + np.random.default_rng(seed).exponential(jitter * latency, size=n)
-    complete = issue + lat
+    complete = issue + draw_latencies(n, latency, jitter, seed)
 
     times = np.concatenate([issue, complete])
     delta = np.concatenate([np.full(n, request_bytes), np.full(n, -request_bytes)])

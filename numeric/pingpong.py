@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._sim_args import count, positive_time
+from ._sim_args import count, positive
 
 __all__ = ["PingPongRun", "simulate_pingpong"]
 
@@ -51,8 +51,8 @@ def simulate_pingpong(n_tiles: int, t_mma: float, t_exp: float, warpgroups: int 
     """Simulate ``n_tiles`` tiles; ``ValueError`` naming the parameter for a count < 1 or a time <= 0."""
     n_tiles = count("n_tiles", n_tiles)
     warpgroups = count("warpgroups", warpgroups)
-    t_mma = positive_time("t_mma", t_mma)
-    t_exp = positive_time("t_exp", t_exp)
+    t_mma = positive("t_mma", t_mma)
+    t_exp = positive("t_exp", t_exp)
 
     mma_start = np.full(n_tiles, np.nan)
     exp_start = np.full(n_tiles, np.nan)

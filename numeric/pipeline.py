@@ -28,7 +28,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ._sim_args import count, nonnegative, positive_time
+from ._sim_args import count, nonnegative, positive
 
 __all__ = ["PipelineRun", "simulate", "draw_latencies"]
 
@@ -112,11 +112,11 @@ def simulate(n: int, t_comp: float, t_x: float, latency: float, stages: int, *, 
     """
     n = count("n", n)
     stages = count("stages", stages)
-    t_comp = positive_time("t_comp", t_comp)
-    t_x = positive_time("t_x", t_x)
-    latency = positive_time("latency", latency)
+    t_comp = positive("t_comp", t_comp)
+    t_x = positive("t_x", t_x)
+    latency = positive("latency", latency)
     jitter = nonnegative("jitter", jitter)
-    tile_bytes = positive_time("tile_bytes", tile_bytes)
+    tile_bytes = positive("tile_bytes", tile_bytes)
     if not isinstance(issue_ahead, (bool, np.bool_)):
         raise ValueError(f"issue_ahead: must be True or False, got {issue_ahead!r}")
 
