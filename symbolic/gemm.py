@@ -33,11 +33,11 @@ block's fast memory is its accumulator plus its pipeline, ``S_tile = BM BN + sta
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import sympy as sp
 
 from .asymptotics import Regime
+from .gemm_args import positive_int
 from .model import Model
 from .registry import register
 from .schedule import DTYPE_BYTES, regs_estimate, smem_elements
@@ -108,16 +108,7 @@ def cosma_gap(M: int, N: int, K: int, bm: int, bn: int, bk: int, s: int = 1, S: 
 
 
 def _check_point(**kw) -> dict:
-    out = {}
-    for k, v in kw.items():
-        if hasattr(v, "__index__") and not isinstance(v, bool):
-            v = int(v)
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise ValueError(f"{k}: must be a positive integer, got {v!r}")
-        if v < 1:
-            raise ValueError(f"{k}: must be >= 1, got {v}")
-        out[k] = v
-    return out
+    return {k: positive_int(k, v) for k, v in kw.items()}
 
 
 def gemm_traffic(M: int, N: int, K: int, bm: int, bn: int, bk: int) -> dict:

@@ -47,6 +47,7 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
+from .gemm_args import positive_int as _pos
 from .symbols import sym
 
 __all__ = ["tile_of", "launch_order", "wave_panels", "wave_reads", "compulsory_reads",
@@ -55,20 +56,6 @@ __all__ = ["tile_of", "launch_order", "wave_panels", "wave_reads", "compulsory_r
 
 def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
-
-
-def _pos(name: str, v) -> int:
-    if isinstance(v, bool) or not isinstance(v, int):
-        try:
-            if isinstance(v, np.integer):
-                v = int(v)
-            else:
-                raise TypeError
-        except TypeError:
-            raise ValueError(f"{name}: must be an integer, got {v!r}") from None
-    if v < 1:
-        raise ValueError(f"{name}: must be >= 1, got {v}")
-    return v
 
 
 def tile_of(pid: int, tm: int, tn: int, group: int) -> tuple[int, int]:

@@ -29,7 +29,7 @@ a measurement; every constant is a field of :class:`TimeModelConstants` with its
 4. *Fill and epilogue.*  Each round waits ``L`` for its first stage and ends by storing the ``C``
    tiles into L2 (write-back) at the SM's L2 rate; their way to HBM is counted in 5.
 5. *HBM.*  The kernel takes at least ``L + (A and B reads from HBM + C writes) / HBM bandwidth``; the
-   reads follow the launch order through :func:`symbolic.gemm_l2.hbm_reads` with an L2 of 50 MB.
+   reads follow the launch order through :func:`symbolic.gemm_l2.hbm_reads` with the GPU's L2 (50 MB).
 
 Configs that cannot launch take ``inf``.  Times are seconds (floats: a model, not a count).
 """
@@ -45,6 +45,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from .gemm_args import positive_int
 from .gemm_l2 import hbm_reads
 from .hardware import GPU, H100, H200, L2_BYTES_PER_CLK_PER_SM, LOADED_HBM_LATENCY, get_hardware
 
@@ -160,15 +161,33 @@ LAUNCH_RULES: tuple = (
 
 
 def _config(c) -> GemmConfig:
+    """A :class:`GemmConfig` from itself, a mapping of the :data:`SPACE` keys or a 6-tuple in that order."""
     if isinstance(c, GemmConfig):
         return c
     if isinstance(c, Mapping):
+        if set(c) != set(SPACE):
+            raise ValueError(f"config: needs the keys {', '.join(SPACE)}, got {', '.join(map(str, c))}")
         return GemmConfig(**c)
-    return GemmConfig(*c)
+    try:
+        values = tuple(c)
+    except TypeError:
+        values = None
+    if values is None or len(values) != len(SPACE):
+        raise ValueError(f"config: must be a GemmConfig or {len(SPACE)} values ({', '.join(SPACE)}), got {c!r}")
+    return GemmConfig(*values)
+
+
+#: the :class:`~symbolic.hardware.GPU` fields the launch rules and the occupancy read
+_RULE_FIELDS = ("smem_per_block", "smem_per_sm", "max_regs_per_thread", "regs_per_sm", "max_warps_per_sm",
+                "max_blocks_per_sm")
 
 
 def _gpu(hw) -> GPU:
-    return hw.hw if isinstance(hw, TimeModelConstants) else get_hardware(hw)
+    gpu = hw.hw if isinstance(hw, TimeModelConstants) else get_hardware(hw)
+    missing = [f for f in _RULE_FIELDS if getattr(gpu, f) is None]
+    if missing:
+        raise ValueError(f"hw: {gpu.name} lacks {', '.join(missing)} (needed by the launch rules)")
+    return gpu
 
 
 def launch_failures(c, hw: GPU | str = H100) -> list[str]:
@@ -195,7 +214,6 @@ class TimeModelConstants:
     smem_bytes_per_s: float = 31e12
     smem_reserved_per_block: int = 1024
     warps_per_tensor_core: int = 1
-    l2_bytes: int = 50 * 10**6
     l2_bytes_per_s: float = 12e12
     sources: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({
         "latency_s": "loaded HBM latency, " + LOADED_HBM_LATENCY.source,
@@ -206,7 +224,6 @@ class TimeModelConstants:
                                    "(228 KiB per SM = 227 KiB per block + 1 KiB)",
         "warps_per_tensor_core": "4 tensor-core sub-partitions per SM (REFERENCE §3); a warp issues to one, "
                                  "so a block of w warps drives min(w, 4) of them",
-        "l2_bytes": "H100 L2 50 MB (REFERENCE §3)",
         "l2_bytes_per_s": "H100 L2 ~12 TB/s in all (FlashAttention-3 Table 1, REFERENCE §3), shared by the busy SMs",
     }), compare=False, hash=False)
 
@@ -225,6 +242,11 @@ class TimeModelConstants:
     @property
     def l2_port_bytes_per_s(self) -> float:
         return float(self.l2_port_bytes_per_clk * self.hw.clock_hz)
+
+    @property
+    def l2_bytes(self) -> int:
+        """The L2 the launch order's reuse goes through: the GPU's (H100 and H200: 50 MB, REFERENCE §3)."""
+        return self.hw.l2_bytes
 
     @property
     def smem_sm_bytes_per_s(self) -> float:
@@ -249,17 +271,7 @@ def _constants(hw) -> TimeModelConstants:
 
 
 def _shape(M, N, K) -> tuple:
-    out = []
-    for name, v in (("M", M), ("N", N), ("K", K)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            if isinstance(v, float) and v.is_integer():
-                v = int(v)
-            else:
-                raise ValueError(f"{name}: must be a positive integer, got {v!r}")
-        if v < 1:
-            raise ValueError(f"{name}: must be >= 1, got {v}")
-        out.append(int(v))
-    return tuple(out)
+    return positive_int("M", M), positive_int("N", N), positive_int("K", K)
 
 
 # --------------------------------------------------------------------------------------- the model

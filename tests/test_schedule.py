@@ -86,6 +86,11 @@ def test_pinned_reasons(cfg, reasons):
     (lambda: S.GemmConfig(256, 128, 32, 3, 4, 1), "warps"),
     (lambda: S.gemm_time((256, 128, 32, 8, 4, 1), 8, 8, 8, hw="Z80"), "hw"),
     (lambda: S.gemm_time((256, 128, 32, 8, 4, 1), 8, 8, 8, hw="B200"), "hw"),
+    (lambda: S.launch_failures((256, 128, 32, 8, 4, 1), "B200"), "hw"),     # no shared-memory figures
+    (lambda: S.gemm_time((256, 128, 32, 8, 4), 8, 8, 8), "config"),
+    (lambda: S.gemm_time({"bm": 256, "bn": 128}, 8, 8, 8), "config"),
+    (lambda: S.static_valid(42), "config"),
+    (lambda: S.gemm_time((256, 128, 32, 8, 4, 1), True, 8, 8), "M"),
 ])
 def test_bad_input_names_parameter(call, param):
     with pytest.raises(ValueError) as e:
