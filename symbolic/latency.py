@@ -22,6 +22,7 @@ from types import MappingProxyType
 import sympy as sp
 
 from .asymptotics import Regime
+from .hardware import H100
 from .model import Model
 from .registry import register
 from .symbols import d, sym
@@ -31,8 +32,8 @@ __all__ = ["pipeline_makespan", "pipeline_longest_path", "littles_law", "pipelin
            "scores", "G", "WARP_SIZE", "MMA_FLOPS_PER_SCORE", "ACCESS_WIDTHS"]
 
 
-def _time(name: str, latex: str | None = None) -> sp.Symbol:
-    """A positive real (non-integer) symbol; refuses a same-named integer symbol interned elsewhere."""
+def _positive_real(name: str, latex: str | None = None) -> sp.Symbol:
+    """A positive real (non-integer) symbol - a time or a rate; refuses a same-named integer symbol interned elsewhere."""
     s = sym(name, latex=latex, integer=False, real=True, positive=True)
     if s.is_integer is not False or not s.is_positive:
         raise RuntimeError(f"symbol {name!r} is already interned with other assumptions: {s.assumptions0}")
@@ -42,20 +43,20 @@ def _time(name: str, latex: str | None = None) -> sp.Symbol:
 # ------------------------------------------------------------------------------------------ vocabulary
 n = sym("n")                                   # tiles processed by the SM
 S = sym("S")                                   # buffers (pipeline stages)
-L = _time("L")                                 # latency of one load, issue -> first byte (s)
-t_x = _time("t_x", latex="t_x")                # transfer time of one tile on the SM's bandwidth share (s)
-t_c = _time("t_c", latex="t_c")                # compute time of one tile (s)
-bandwidth = _time("BW", latex="B")             # bytes/s (a rate: positive real)
+L = _positive_real("L")                                 # latency of one load, issue -> first byte (s)
+t_x = _positive_real("t_x", latex="t_x")                # transfer time of one tile on the SM's bandwidth share (s)
+t_c = _positive_real("t_c", latex="t_c")                # compute time of one tile (s)
+bandwidth = _positive_real("BW", latex="B")             # bytes/s (a rate: positive real)
 n_sm = sym("n_SM", latex="n_{SM}")             # SMs sharing the bandwidth
 width = sym("w")                               # bytes per request
 max_warps = sym("W_max", latex="W_{max}")      # resident warps per SM
-flops_rate = _time("F_tc", latex="F_{tc}")     # tensor FLOP/s
-exp_rate = _time("R_exp", latex="R_{exp}")     # exp/s of the special-function units
+flops_rate = _positive_real("F_tc", latex="F_{tc}")     # tensor FLOP/s
+exp_rate = _positive_real("R_exp", latex="R_{exp}")     # exp/s of the special-function units
 scores = sym("k")                              # attention scores per tile
 G = sym("G")                                   # consumer warpgroups
 m = sym("m")                                   # latency segments on a path (derivation only)
 
-WARP_SIZE = 32
+WARP_SIZE = 32                                 # threads per warp (CUDA C++ Programming Guide, SIMT architecture)
 #: FLOP per attention score: ``Q K^T`` (2 d) + ``P V`` (2 d)  (FlashAttention-3 §3.1 counting)
 MMA_FLOPS_PER_SCORE = 4
 
@@ -100,7 +101,7 @@ def littles_law() -> Model:
         params=(bandwidth, L, n_sm, width, max_warps),
         units={"inflight_bytes": "bytes", "inflight_per_sm": "bytes", "requests_per_sm": "1",
                "warps_per_sm": "1", "loads_per_thread": "1"},
-        defaults={"W_max": 64},
+        defaults={"W_max": H100.max_warps_per_sm},
         asymptotic_quantity="inflight_bytes",
         source="Little (1961); shared/REFERENCE.md §5",
         notes=("NOTE: 700 ns is a loaded-latency assumption (symbolic.hardware.LOADED_HBM_LATENCY), "
@@ -254,7 +255,10 @@ def pingpong() -> Model:
     Per attention score: ``t_mma = 4 d / F_tc`` (``Q K^T`` and ``P V``, 2 d FLOP each, at ``F_tc``
     tensor FLOP/s) and ``t_exp = 1 / R_exp`` (one exp at ``R_exp`` exp/s).  One warpgroup runs the two in
     series (``serial``); with two or more they overlap on separate units and the steady state is
-    ``max(t_mma, t_exp)`` (``overlapped``); ``gain = serial / overlapped``.
+    ``max(t_mma, t_exp)`` (``overlapped``); ``gain = serial / overlapped``.  FP8 is the same model at
+    twice the BF16 ``F_tc``.  H100's ``R_exp`` has two sources (:data:`symbolic.hardware.H100`):
+    ``exp_per_s`` = 4.5 T/s from NVIDIA's table, the figure behind the course's 1.4x (BF16) and 1.9x
+    (FP8) gains, and ``exp_per_s_alt`` = 3.9 T/s from the FlashAttention-3 paper (gains 1.50x, 1.99x).
 
     ``makespan`` is exact for ``n`` tiles of ``k`` scores: tile ``j`` belongs to warpgroup
     ``j mod G``; the tensor cores serve the tiles in order (FA3 enforces it with named barriers),
