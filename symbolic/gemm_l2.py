@@ -83,7 +83,6 @@ class _NumpyOps:
     or_ = staticmethod(np.logical_or)
     not_ = staticmethod(np.logical_not)
     mod = staticmethod(lambda a, b: a % b)
-    indicator = staticmethod(lambda c: c)
 
 
 def _ge01(a, b):
@@ -103,7 +102,6 @@ class _SympyOps:
     or_ = staticmethod(lambda a, b: sp.Min(1, a + b))
     not_ = staticmethod(lambda a: 1 - a)
     mod = staticmethod(lambda a, b: a - b * sp.floor(a / b))
-    indicator = staticmethod(lambda c: c)
 
 
 def _wave_values(s, e, tm, tn, group, ops=_NumpyOps):
@@ -138,7 +136,7 @@ def _wave_values(s, e, tm, tn, group, ops=_NumpyOps):
     last_row = ops.and_(ops.eq(g1, ng - 1),
                         ops.or_(ops.ge(n_last, gs_last), ops.lt(ops.mod(gs_last - 1 - a_last, gs_last), n_last)))
     last_col = ops.or_(ops.not_(same), ops.eq(hi, tn - 1))
-    return rows, cols, ops.indicator(last_row), ops.indicator(last_col)
+    return rows, cols, last_row, last_col
 
 
 _CHUNK = 1 << 18

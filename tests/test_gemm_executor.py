@@ -100,9 +100,10 @@ def test_bad_input(call, param):
 
 def test_verify_gemm_checks_pass():
     from verify.core import run_check
-    from verify.gemm import checks, l2_worst_ratio
+    from verify.gemm import ESTIMATE_FACTOR, checks, l2_worst_ratio
     for c in checks():
         rep = run_check(c, seed=0)
         assert rep.failed == 0, (c.name, rep.smallest_failure())
-    worst, _ = l2_worst_ratio()
-    assert worst >= 1
+    worst, at = l2_worst_ratio()
+    assert 1 <= worst <= ESTIMATE_FACTOR, at
+    assert worst < 1.5, at          # verify.gemm's docstring: "about 1.2" over the pinned points

@@ -232,12 +232,10 @@ def test_l2_estimates_sit_between_the_exact_regimes(M, N, K, bm, bn, group, wave
     assert comp <= look <= upper and comp <= adj <= upper
     est = gemm_l2.hbm_reads(M, N, K, bm, bn, group, wave, capacity)
     assert est == (comp if comp <= capacity else look)
-    smallest_wave = min(r * bm + c * bn for r, c, _, _ in gemm_l2.wave_panels(-(-M // bm), -(-N // bn), group, wave))
     if capacity < K:                       # not even one element column of a panel fits: nothing is reused
         assert look == upper
     if capacity >= (M + N) * K:            # every panel fits: each fetched once
         assert look == comp
-    assert smallest_wave >= 1
 
 
 def test_lookback_by_hand():
