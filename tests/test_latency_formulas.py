@@ -67,6 +67,9 @@ times = st.integers(1, 60).map(lambda k: F(k, 4))
 
 @settings(max_examples=150, deadline=None)
 @given(n=st.integers(1, 25), S=st.integers(1, 7), L=times, t_x=times, t_c=times)
+@example(n=1, S=1, L=F(1, 4), t_x=F(1, 4), t_c=F(1, 4))          # a single tile
+@example(n=3, S=7, L=F(5), t_x=F(1), t_c=F(2))                   # n < S: every load issues at 0
+@example(n=11, S=3, L=F(15), t_x=F(1, 2), t_c=F(1, 4))          # latency-bound, partial last round
 def test_the_two_oracles_agree(n, S, L, t_x, t_c):
     assert recurrence_oracle(n, S, L, t_x, t_c) == longest_path_oracle(n, S, L, t_x, t_c)
 

@@ -15,6 +15,16 @@ from numeric.pingpong import simulate_pingpong
 from numeric.pipeline import simulate
 
 
+def test_simulators_do_not_import_symbolic():
+    # the simulators are the independent side of verify.latency: loading them must not load a formula
+    import subprocess
+    import sys
+    code = ("import sys, numeric.pipeline, numeric.littles, numeric.pingpong; "
+            "print(sorted(m for m in sys.modules if m == 'symbolic' or m.startswith('symbolic.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
 # --------------------------------------------------------------------------------- pipeline
 def test_pipeline_hand_timeline():
     # n=3, S=2, L=5, t_x=2, t_c=3 (worked by hand): issues 0, 0, 10; arrivals 7, 9, 17; finishes 10, 13, 20
