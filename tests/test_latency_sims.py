@@ -253,8 +253,13 @@ def test_jitter_check_catches_latencies_below_the_base(monkeypatch):
 
 @pytest.mark.slow
 def test_a_million_tiles():
-    r = simulate(10**6, 280.0, 280.0, 700.0, 6, jitter=1.0, seed=0)
-    assert 0.5 < r.busy < 1.0 and r.finish.shape == (10**6,)
+    n = 10**6
+    # deterministic, S = 6: L + t_x + t_c = 1260 <= 6 x 280, so (hand) makespan = 1260 + (n - 1) 280
+    r = simulate(n, 280.0, 280.0, 700.0, 6)
+    assert r.finish.shape == (n,) and r.makespan == pytest.approx(1260 + (n - 1) * 280, rel=1e-12)
+    # mean latency 1400: one tile per max(280, 1960 / 6) at best (Jensen), so busy <= 280 x 6 / 1960
+    jittered = simulate(n, 280.0, 280.0, 700.0, 6, jitter=1.0, seed=0)
+    assert jittered.busy < 6 * 280 / 1960
 
 
 def test_jitter_limit_check_catches_a_simulator_that_ignores_the_buffers(monkeypatch):
