@@ -9,7 +9,8 @@ its issue to its completion.
 
 The run measures the time-average of the bytes in flight over ``[0, end]`` (``end`` = the last
 completion, so the window starts and ends empty) by sorting the issue and completion events and
-integrating the step function - not from any formula.
+integrating the step function - not from any formula.  Little's law (Little 1961; ``shared/REFERENCE.md``
+§5) predicts bandwidth x mean latency; :mod:`verify.latency` states how close a run of ``n`` must come.
 """
 
 from __future__ import annotations

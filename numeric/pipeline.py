@@ -19,6 +19,7 @@ tile at a time in ``t_comp`` seconds.  Tiles ``0 .. n-1`` go through it in order
 The run reports the makespan (the last compute's end, from time 0), the busy fraction
 ``n t_comp / makespan``, every tile's event times, and the bytes in flight over time (a tile counts
 from issue until it has fully arrived).  Plain floats in, plain floats out; no formula is used here.
+The machine is the one of ``shared/REFERENCE.md`` §5 (software pipelining with ``S`` buffers).
 """
 
 from __future__ import annotations
