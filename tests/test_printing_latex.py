@@ -39,6 +39,7 @@ ESCAPES = [
     ("a->b", r"a-\textgreater{}b"),
     ("Θ(N²)", r"$\Theta$(N\textsuperscript{2})"),
     ("漢", "[U+6F22]"),
+    ("REFERENCE §5", r"REFERENCE \S{}5"),
 ]
 
 
@@ -101,6 +102,7 @@ MATH_TEXT = [
     ("a ≤ b", r"\text{a }\le \text{ b}"),
     ("N×N", r"\text{N}\times \text{N}"),
     ("x^2", r"\text{x}\hat{}\text{2}"),
+    ("§5", r"\S \text{5}"),
 ]
 
 

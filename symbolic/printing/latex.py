@@ -38,7 +38,7 @@ _TEX_UNICODE = MappingProxyType({
     "Θ": r"$\Theta$", "Ω": r"$\Omega$", "Σ": r"$\Sigma$", "√": r"$\surd$", "⌈": r"$\lceil$", "⌉": r"$\rceil$",
     "⌊": r"$\lfloor$", "⌋": r"$\rfloor$", "²": r"\textsuperscript{2}", "³": r"\textsuperscript{3}",
     "⁻": r"\textsuperscript{-}", "¹": r"\textsuperscript{1}", "°": r"\textdegree{}", "±": r"$\pm$",
-    "\u00a0": "~", "≲": r"$\lesssim$", "∞": r"$\infty$",
+    "\u00a0": "~", "≲": r"$\lesssim$", "∞": r"$\infty$", "§": r"\S{}",
 })
 
 
@@ -128,7 +128,7 @@ _MATH_CHARS = MappingProxyType({
     "×": r"\times", "÷": r"\div", "·": r"\cdot", "µ": r"\mu", "μ": r"\mu", "≤": r"\le", "≥": r"\ge",
     "≠": r"\ne", "→": r"\to", "≈": r"\approx", "∈": r"\in", "Θ": r"\Theta", "Ω": r"\Omega", "Σ": r"\Sigma",
     "⌈": r"\lceil", "⌉": r"\rceil", "⌊": r"\lfloor", "⌋": r"\rfloor", "²": "^{2}", "³": "^{3}", "−": "-",
-    "–": "-", "—": "-", "∞": r"\infty", "±": r"\pm",
+    "–": "-", "—": "-", "∞": r"\infty", "±": r"\pm", "§": r"\S",
 })
 
 
@@ -151,10 +151,6 @@ def math_text(text: str) -> str:
             run.append(ch)
     flush()
     return "".join(out).rstrip()
-
-
-def _text(s: str) -> str:
-    return math_text(s)
 
 
 def _assumptions_tex(assumptions) -> str:
@@ -182,8 +178,8 @@ def model_to_latex(model, environment: str = "align") -> str:
             rows.append("&" + math_text(title + (", when " if cond else "")) + (f" {cond}" if cond else "")
                         + r"\text{:}")
         for ln in sec.lines:
-            unit = rf" && {_text(ln.unit)}" if ln.unit and ln.unit != "1" else ""
-            label = _text(ln.label)
+            unit = rf" && {math_text(ln.unit)}" if ln.unit and ln.unit != "1" else ""
+            label = math_text(ln.label)
             if len(ln.label) > LABEL_WIDTH:      # a long name (a bound's citation) on a line of its own
                 rows.append(rf"\intertext{{{escape(ln.label)}:}}" if standalone else "&" + math_text(ln.label + ":"))
                 label = ""
