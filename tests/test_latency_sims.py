@@ -267,6 +267,9 @@ def test_jitter_limit_check_catches_a_simulator_that_ignores_the_buffers(monkeyp
     import verify.latency as vl
     from verify.core import run_check
     real = vl.simulate
-    monkeypatch.setattr(vl, "simulate", lambda n, t_comp, t_x, latency, stages, **kw: real(n, t_comp, t_x, latency, 1, **kw))
+
+    def one_buffer(n, t_comp, t_x, latency, stages, **kw):
+        return real(n, t_comp, t_x, latency, 1, **kw)
+    monkeypatch.setattr(vl, "simulate", one_buffer)
     rep = run_check(_latency_checks()["latency.pipeline.jitter_limit"], use_hypothesis=False)
     assert rep.failed == rep.points

@@ -301,9 +301,9 @@ def _jitter_limit_check() -> Check:
     def formula(pt):
         mean_L = pt["L"] * (1 + pt["jitter"])
         base = {k: v for k, v in pt.items() if k != "jitter"}
-        pipe = get("latency.pipeline")
-        return {"ladder": _ladder(pt["n"]),
-                "makespan_at_mean_L": [pipe.evaluate("makespan", **dict(base, S=S, L=mean_L)) for S in _ladder(pt["n"])],
+        pipe, ladder = get("latency.pipeline"), _ladder(pt["n"])
+        return {"ladder": ladder,
+                "makespan_at_mean_L": [pipe.evaluate("makespan", **dict(base, S=S, L=mean_L)) for S in ladder],
                 "stages_to_saturate": pipe.evaluate("stages_to_saturate", **dict(base, S=1, L=mean_L)),
                 "slack": float(pt["jitter"] * pt["L"]) * (_harmonic(pt["n"]) - 1)}
 
