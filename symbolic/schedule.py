@@ -46,7 +46,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from .gemm_args import positive_int
-from .gemm_l2 import hbm_reads
+from .gemm_l2 import hbm_reads_many
 from .hardware import GPU, H100, H200, L2_BYTES_PER_CLK_PER_SM, LOADED_HBM_LATENCY, get_hardware
 
 __all__ = ["SPACE", "WARP_GRID", "MMA_TILE", "GemmConfig", "LaunchRule", "LAUNCH_RULES", "all_configs",
@@ -364,16 +364,11 @@ def _times(cols, M, N, K, k: TimeModelConstants) -> np.ndarray:
     # HBM: reads through the launch order and the L2, plus the C writes
     wave = np.minimum(b * hw.sms, tiles)
     cap = k.l2_bytes // DTYPE_BYTES
-    reads = np.array([_reads(M, N, K, int(a), int(c), int(g), int(wv), cap)
-                      for a, c, g, wv in zip(cols["bm"], cols["bn"], cols["group"], wave)], dtype=float)
+    tilings, which = np.unique(np.stack([cols["bm"], cols["bn"], cols["group"], wave]), axis=1, return_inverse=True)
+    reads = np.array(hbm_reads_many(M, N, K, *tilings, cap), dtype=float)[which.ravel()]
     t_hbm = k.latency_s + (reads + M * N) * DTYPE_BYTES / hw.hbm_bytes_per_s
     out[ok] = np.maximum(t_sm, t_hbm)
     return out
-
-
-@lru_cache(maxsize=1 << 16)
-def _reads(M, N, K, bm, bn, group, wave, cap):
-    return hbm_reads(M, N, K, bm, bn, group, wave, cap)
 
 
 def gemm_time(config, M: int, N: int, K: int, hw: GPU | str | TimeModelConstants = H100) -> float:

@@ -250,3 +250,33 @@ def test_lookback_by_hand():
     # capacity 320: wave 2 looks back two waves (union A0, B0, B1: 240 <= 320) and finds B0; wave 3 looks
     # back three (A0, B0, B1, A1: 320 <= 320) and finds both its panels
     assert gemm_l2.lookback_reads(*args, 320) == 160 + 80 + 80 + 0
+
+
+@pytest.mark.parametrize("batch_max,flat", [(0, 1 << 16), (256, 1 << 16), (256, 3)])
+def test_lookback_by_hand_on_every_path(monkeypatch, batch_max, flat):
+    """The hand values above through the one-tiling path (scalars), the batched path, and tiny chunks."""
+    monkeypatch.setattr(gemm_l2, "_BATCH_MAX_WAVES", batch_max)
+    monkeypatch.setattr(gemm_l2, "_FLAT_WAVES", flat)
+    assert gemm_l2.lookback_reads_many(16, 16, 10, [8, 8, 8], [8, 8, 8], [1, 1, 1], [1, 1, 1], 160) == [480] * 3
+    assert gemm_l2.lookback_reads_many(16, 16, 10, [8], [8], [1], [1], 320) == [320]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 400), st.integers(1, 400), st.integers(1, 60),
+       st.lists(st.tuples(st.sampled_from([4, 8, 16, 32]), st.sampled_from([4, 8, 16, 32]), st.sampled_from([1, 2, 4, 8]),
+                          st.integers(1, 40)), min_size=1, max_size=8),
+       st.integers(1, 60000), st.sampled_from([0, 8, 256]), st.sampled_from([1, 20, 1 << 16]))
+def test_many_tilings_at_once_equal_one_at_a_time(M, N, K, tilings, capacity, batch_max, flat):
+    """Laying the waves of several tilings end to end (in chunks) changes no tiling's estimate."""
+    one = [gemm_l2.hbm_reads(M, N, K, bm, bn, g, w, capacity) for bm, bn, g, w in tilings]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(gemm_l2, "_BATCH_MAX_WAVES", batch_max)
+        mp.setattr(gemm_l2, "_FLAT_WAVES", flat)
+        assert gemm_l2.hbm_reads_many(M, N, K, *zip(*tilings), capacity) == one
+
+
+def test_many_bad_input():
+    with pytest.raises(ValueError, match="^BN:"):
+        gemm_l2.hbm_reads_many(8, 8, 8, [8], [0], [1], [1], 10)
+    with pytest.raises(ValueError, match="^wave:"):
+        gemm_l2.lookback_reads_many(8, 8, 8, [8], [8], [1], [1.5], 10)
