@@ -307,7 +307,7 @@ def _round_time(cols, j, M, N, K, k: TimeModelConstants, wy, wx, active):
     rows, cl = M / tm, N / tn                          # valid rows / columns of an average tile
     steps = np.ceil(K / bk)
     flops = 2.0 * bm * bn * bk                         # padded: the whole tile, the whole step
-    tc_share = np.minimum(1.0, j * w / (4 * k.warps_per_tensor_core))
+    tc_share = np.minimum(1.0, j * w / (k.hw.tensor_subpartitions * k.warps_per_tensor_core))
     t_c = j * flops / (k.sm_flops * tc_share)
     t_smem = j * w * (bm / wy + bn / wx) * bk * DTYPE_BYTES / k.smem_sm_bytes_per_s
     l2_rate = np.minimum(k.l2_port_bytes_per_s, k.l2_bytes_per_s / active)
