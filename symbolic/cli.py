@@ -191,6 +191,8 @@ def _per_expression(model, text: str):
     except Exception:  # noqa: BLE001  any parse failure is a usage error naming the text
         raise UsageError(f"per: cannot read {text!r} as an expression") from None
     e = sp.sympify(e)
+    if e.is_zero or e.has(sp.zoo, sp.oo, sp.S.NegativeInfinity, sp.nan):
+        raise UsageError(f"per: {text!r} is {e}; divide by a nonzero finite expression")
     unknown = sorted(s.name for s in e.free_symbols if s not in local.values())
     if unknown:
         raise UsageError(f"per: {unknown[0]} is not a parameter of {model.name} "
@@ -442,8 +444,11 @@ def cmd_latex(args, out) -> int:
             chunks += [render(t, "latex") for t in e.tables]
         text = "\n\n".join(chunks)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
+        try:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
+        except OSError as exc:
+            raise _cannot_write(args.output, exc) from None
     else:
         out.write(text + "\n")
     return 0
@@ -460,7 +465,7 @@ def cmd_plot(args, out) -> int:
     models = [_model(n) for n in args.models]
     for m in models:
         _check_names(m, {**{n: 0 for n in _tied(xkey)}, **at}, [o for o in models if o is not m])
-    plotting.require_matplotlib()
+    plotting.check_image_path(args.output)
     series, fixed = [], {}
     dense = _dense(xs)
     for m in models:
@@ -482,10 +487,18 @@ def cmd_plot(args, out) -> int:
     if fixed:
         title += "\n" + ", ".join(f"{k} = {v if isinstance(v, int) else f'{float(v):g}'}" for k, v in fixed.items())
     ylabel = q0 + (f" ({unit})" if unit and unit != "1" else "")
-    plotting.plot_series(series, xlabel=" = ".join(_tied(xkey)), ylabel=ylabel, title=title, path=args.output,
-                         loglog=not args.linear)
+    try:
+        plotting.plot_series(series, xlabel=" = ".join(_tied(xkey)), ylabel=ylabel, title=title, path=args.output,
+                             loglog=not args.linear)
+    except OSError as exc:
+        raise _cannot_write(args.output, exc) from None
     out.write(f"wrote {args.output}\n")
     return 0
+
+
+def _cannot_write(path: str, exc: OSError) -> UsageError:
+    """A missing folder or no permission, as one line naming ``output``."""
+    return UsageError(f"output: cannot write {path!r}: {exc.strerror or exc}")
 
 
 def _dense(xs: Sequence) -> list:

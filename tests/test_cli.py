@@ -244,6 +244,9 @@ BAD = [
     (("table", "toy.halo"), "the following arguments are required: --vary"),
     (("frobnicate",), "invalid choice: 'frobnicate'"),
     (("latex", "nothing.like.this"), "model: unknown model"),
+    (("latex", "toy.halo", "-o", "/no/such/folder/notes.tex"), "output: cannot write '/no/such/folder/notes.tex'"),
+    (("table", "toy.halo", "--vary", "N=8", "--per", "N/0"), "per: 'N/0' is zoo"),
+    (("table", "toy.halo", "--vary", "N=8", "--per", "N-N"), "per: 'N-N' is 0"),
 ]
 
 
@@ -254,6 +257,21 @@ def test_bad_input_exits_2_with_one_line(capsys, toys, argv, message):
     assert err.count("\n") == 1 and err.startswith("tilebound: "), err
     assert message in err
     assert "Traceback" not in err
+
+
+PLOT_BAD = [
+    (("-o", "halo.xyz"), "output: cannot tell an image format from 'halo.xyz'"),
+    (("-o", "/no/such/folder/halo.png"), "output: cannot write '/no/such/folder/halo.png'"),
+]
+
+
+@pytest.mark.parametrize("argv,message", PLOT_BAD, ids=[" ".join(a) for a, _ in PLOT_BAD])
+def test_plot_bad_output_exits_2_with_one_line(capsys, toys, argv, message):
+    pytest.importorskip("matplotlib")
+    rc, out, err = run(capsys, "plot", "toy.halo", "--vary", "N=32,64", "--no-executed", *argv)
+    assert rc == 2
+    assert err.count("\n") == 1 and err.startswith("tilebound: "), err
+    assert message in err
 
 
 def test_python_dash_m_subprocess():
@@ -274,13 +292,15 @@ def test_help_exits_0(capsys):
 # ------------------------------------------------------------------------------ every registered model
 @pytest.mark.parametrize("name", registry.names())
 def test_every_model_shows_without_printer_code(capsys, name):
-    """Any registered model prints: every quantity is named, and with complete defaults its values too."""
+    """Any registered model prints: every quantity is named, every section derived (no "not derived"
+    placeholder), and with complete defaults its values too."""
     model = registry.get(name)
     argv = ["show", name]
     if all(p.name in model.defaults for p in model.params):
         argv += ["--at"] + [f"{k}={v}" for k, v in model.defaults.items() if k in {p.name for p in model.params}]
     rc, out, err = run(capsys, *argv)
     assert rc == 0, err
+    assert "not derived" not in out
     for q in model.all_quantities:
         assert f"  {q} " in out
     if "--at" in argv:

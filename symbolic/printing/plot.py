@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import MappingProxyType
 
-__all__ = ["Series", "plot_series", "require_matplotlib", "STYLES"]
+__all__ = ["Series", "plot_series", "require_matplotlib", "check_image_path", "STYLES"]
 
 #: series kind -> matplotlib keyword arguments
 STYLES = MappingProxyType({
@@ -38,6 +38,21 @@ def require_matplotlib():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     return plt
+
+
+def check_image_path(path: str) -> str:
+    """``path`` when matplotlib can write its format (from the extension), else ``ValueError`` naming ``output``."""
+    require_matplotlib()
+    from pathlib import Path
+
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    ext = Path(path).suffix.lstrip(".").lower()
+    if ext not in formats:
+        raise ValueError(f"output: cannot tell an image format from {path!r}; "
+                         f"end it with one of .{', .'.join(sorted(formats))}")
+    return path
 
 
 def plot_series(series, xlabel: str, ylabel: str, title: str, path: str, loglog: bool = True) -> str:
