@@ -455,7 +455,10 @@ def cmd_latex(args, out) -> int:
 
 
 def cmd_plot(args, out) -> int:
+    from .evaluate import compile_exact
     from .printing import plot as plotting
+    from .printing.notation import Theta
+    from .printing.text import to_text
 
     vary = parse_vary(args.vary)
     if len(vary) != 1:
@@ -471,10 +474,12 @@ def cmd_plot(args, out) -> int:
     for m in models:
         q = _quantity(m, args.quantity or m.main_quantity)
         pts = [_point(m, {**at, **_expand({xkey: x})}) for x in dense]
-        series.append(plotting.Series(f"{m.name}: formula", dense, [m.evaluate(q, **p) for p in pts], "line"))
-        lead_fn = _leading_fn(m) if q == m.main_quantity and not args.no_leading else None
-        if lead_fn is not None:
-            series.append(plotting.Series(f"{m.name}: leading term", dense,
+        theta, lead = _asymptotics(m) if q == m.main_quantity else (None, None)
+        series.append(plotting.Series(f"{m.name}: formula" + (f" ∈ {to_text(Theta(theta))}" if theta else ""),
+                                      dense, [m.evaluate(q, **p) for p in pts], "line"))
+        if lead is not None and lead != m[q] and not args.no_leading:
+            lead_fn = compile_exact(lead)
+            series.append(plotting.Series(f"{m.name}: leading term ~ {to_text(lead)}", dense,
                                           [lead_fn(**{n: p[n] for n in lead_fn.names}) for p in pts], "dashed"))
         if not args.no_executed:
             ex = _executed(m, q, xkey, xs, at)
@@ -514,17 +519,13 @@ def _dense(xs: Sequence) -> list:
     return sorted(p for p in pts if lo <= p <= hi)
 
 
-def _leading_fn(model):
-    """The leading term compiled for exact evaluation, or ``None`` when it is the formula itself (no
-    second curve to draw) or the model cannot derive it."""
-    from .evaluate import compile_exact
+def _asymptotics(model):
+    """``(Θ class, leading term)`` of the main quantity, or ``(None, None)`` when the model cannot derive
+    them (the plot then goes without the class in its legend and without the dashed guide)."""
     try:
-        lead = model.leading()
-        if lead == model[model.main_quantity]:
-            return None
-        return compile_exact(lead)
-    except Exception:  # noqa: BLE001  a model without a leading term plots without the guide
-        return None
+        return model.theta(), model.leading()
+    except ValueError:              # asymptotics.py: a term that is not a monomial over the regime
+        return None, None
 
 
 def _executed(model, quantity, xkey, xs, at):

@@ -223,6 +223,21 @@ def test_plot_writes_png_with_executed_points(capsys, toys, tmp_path, monkeypatc
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_plot_legend_names_the_class_and_the_leading_term(capsys, toys, tmp_path, monkeypatch):
+    """toy.halo total = 2N + 2⌈N/B⌉ over B <= N: class Θ(N), leading term 2N (by hand); toy.copy's
+    total 2N is its own leading term, so it gets no dashed guide."""
+    pytest.importorskip("matplotlib")
+    from symbolic.printing import plot
+
+    drawn = {}
+    monkeypatch.setattr(plot, "plot_series", lambda series, **kw: drawn.update({s.label: s for s in series}))
+    rc, _, err = run(capsys, "plot", "toy.halo", "toy.copy", "--vary", "N=32,64", "--no-executed",
+                     "-o", str(tmp_path / "p.png"))
+    assert rc == 0, err
+    assert sorted(drawn) == ["toy.copy: formula ∈ Θ(N)", "toy.halo: formula ∈ Θ(N)", "toy.halo: leading term ~ 2·N"]
+    assert list(drawn["toy.halo: leading term ~ 2·N"].ys)[-1] == 128
+
+
 # ------------------------------------------------------------------------------ bad input: exit 2, one line
 BAD = [
     (("show", "attention.fa1.fwd.papr"), "model: unknown model"),
