@@ -38,7 +38,10 @@ def main(argv=None) -> int:
             print(f"{c.name:40s} {c.description}")
         return 0
 
-    print(f"verify: {len(checks)} checks, {'full' if args.full else 'default'} sweep, hypothesis seed {args.seed}")
+    from .core import hypothesis_available
+    drawn = (f"hypothesis seed {args.seed}" if hypothesis_available()
+             else "grids only: hypothesis is not installed (pip install 'tilebound[verify]' adds drawn points)")
+    print(f"verify: {len(checks)} checks, {'full' if args.full else 'default'} sweep, {drawn}")
     rows, reports = [], []
     for c in checks:
         r = run_check(c, full=args.full, seed=args.seed)

@@ -9,8 +9,6 @@ tiles (count-only runs are fast, but not free).
 
 from __future__ import annotations
 
-from hypothesis import strategies as st
-
 from numeric import attention as ex
 from symbolic import registry
 from symbolic.attention import paper_blocks_at
@@ -92,27 +90,35 @@ def _paper_grid(full):
     return [dict(N=n, d=d, M=m) for n, d, m in pts]
 
 
-@st.composite
-def _blocked_points(draw, causal=False):
-    N = draw(st.integers(1, 400))
-    Nk = draw(st.integers(N, N + 300)) if causal else draw(st.integers(1, 700))
-    d = draw(st.integers(1, 80))
-    Br = draw(st.integers(max(1, N // 40), N + 24))
-    Bc = draw(st.integers(max(1, Nk // 40), Nk + 24))
-    return dict(N=N, N_k=Nk, d=d, B_r=Br, B_c=Bc)
+def _blocked_points(causal=False):
+    from hypothesis import strategies as st
+
+    @st.composite
+    def points(draw):
+        N = draw(st.integers(1, 400))
+        Nk = draw(st.integers(N, N + 300)) if causal else draw(st.integers(1, 700))
+        d = draw(st.integers(1, 80))
+        Br = draw(st.integers(max(1, N // 40), N + 24))
+        Bc = draw(st.integers(max(1, Nk // 40), Nk + 24))
+        return dict(N=N, N_k=Nk, d=d, B_r=Br, B_c=Bc)
+    return points()
 
 
-@st.composite
-def _standard_points(draw):
-    return dict(N=draw(st.integers(1, 600)), N_k=draw(st.integers(1, 600)), d=draw(st.integers(1, 256)))
+def _standard_points():
+    from hypothesis import strategies as st
+    return st.fixed_dictionaries(dict(N=st.integers(1, 600), N_k=st.integers(1, 600), d=st.integers(1, 256)))
 
 
-@st.composite
-def _paper_points(draw):
-    N = draw(st.integers(1, 2000))
-    d = draw(st.integers(1, 128))
-    M = draw(st.integers(max(1, 4 * d * (N // 60 + 1) - 4 * d + 1), 4 * d * (N + 8)))  # keeps T_c <= ~60
-    return dict(N=N, d=d, M=M)
+def _paper_points():
+    from hypothesis import strategies as st
+
+    @st.composite
+    def points(draw):
+        N = draw(st.integers(1, 2000))
+        d = draw(st.integers(1, 128))
+        M = draw(st.integers(max(1, 4 * d * (N // 60 + 1) - 4 * d + 1), 4 * d * (N + 8)))  # keeps T_c <= ~60
+        return dict(N=N, d=d, M=M)
+    return points()
 
 
 FLASH_MODELS = ["attention.fa1.fwd", "attention.fa2.fwd", "attention.flash.bwd",
@@ -131,16 +137,16 @@ def checks():
     out = []
     for name in ("attention.standard.fwd", "attention.standard.bwd"):
         out.append(Check(name, _formula(name), lambda p, n=name: execute(n, p), _standard_grid,
-                         strategy=_standard_points(), draws=15, draws_full=200, size=_size,
+                         strategy=_standard_points, draws=15, draws_full=200, size=_size,
                          description="reads, writes, flops of the standard kernels"))
     for name in FLASH_MODELS:
         causal = name.endswith(".causal")
         out.append(Check(name, _formula(name), lambda p, n=name: execute(n, p),
                          _causal_grid if causal else _blocked_grid,
-                         strategy=_blocked_points(causal), draws=25, draws_full=300, size=_size,
+                         strategy=lambda c=causal: _blocked_points(c), draws=25, draws_full=300, size=_size,
                          description="reads, writes, flops vs the tiled executor"))
     for name in ("attention.fa1.fwd.paper", "attention.fa2.fwd.paper", "attention.flash.bwd.paper"):
         out.append(Check(name, _formula(name), lambda p, n=name: execute(n, p), _paper_grid,
-                         strategy=_paper_points(), draws=15, draws_full=200, size=_size,
+                         strategy=_paper_points, draws=15, draws_full=200, size=_size,
                          description="the paper's blocks B_c = ceil(M/4d), B_r = min(B_c, d)"))
     return out

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Optional, Sequence
 
-__all__ = ["Check", "Report", "Failure", "run_check", "assert_agree", "exact_equal", "rel_close"]
+__all__ = ["Check", "Report", "Failure", "run_check", "assert_agree", "exact_equal", "rel_close", "hypothesis_available"]
 
 Point = Mapping[str, object]
 Values = Mapping[str, object]
@@ -54,7 +54,8 @@ class Check:
     """One model checked against one executor.
 
     ``grid(full)`` yields the pinned points (edge cases first); ``strategy`` (optional) is a
-    hypothesis strategy of points, drawn ``draws`` times (``draws_full`` with ``--full``).
+    hypothesis strategy of points, or a zero-argument function building one (so hypothesis is
+    imported only when a sweep draws), drawn ``draws`` times (``draws_full`` with ``--full``).
     ``size(point)`` is the figure reported as "largest size" (default: the point's largest value).
     """
 
@@ -119,6 +120,15 @@ def _one(check: Check, point: Point, report: Report) -> bool:
     return False
 
 
+def hypothesis_available() -> bool:
+    """Sweeps draw points with hypothesis (the ``verify`` extra); without it they run their grids only."""
+    try:
+        import hypothesis  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def run_check(check: Check, full: bool = False, seed: int = 0, use_hypothesis: bool = True) -> Report:
     """Evaluate the check over its grid and (when it has a strategy) ``draws`` hypothesis points.
 
@@ -129,9 +139,13 @@ def run_check(check: Check, full: bool = False, seed: int = 0, use_hypothesis: b
     t0 = time.perf_counter()
     for point in check.grid(full):
         _one(check, point, report)
-    if use_hypothesis and check.strategy is not None:
+    if use_hypothesis and check.strategy is not None and hypothesis_available():
         from hypothesis import HealthCheck, given, settings
         from hypothesis import seed as hseed
+
+        strategy = check.strategy
+        if callable(strategy) and not hasattr(strategy, "example"):   # a factory, not a strategy
+            strategy = strategy()
 
         n = check.draws_full if full else check.draws
         failed: list = []
@@ -139,7 +153,7 @@ def run_check(check: Check, full: bool = False, seed: int = 0, use_hypothesis: b
         @hseed(seed)
         @settings(max_examples=n, database=None, deadline=None, derandomize=False, print_blob=False,
                   suppress_health_check=list(HealthCheck))
-        @given(check.strategy)
+        @given(strategy)
         def sweep(point):
             before = len(report.failures)
             ok = _one(check, point, report)
