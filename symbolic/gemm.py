@@ -165,3 +165,20 @@ def _cosma():
                  lower_bounds={"COSMA Q >= 2 M N K / sqrt(S) + M N": cosma_bound(),
                                "gap (a ratio, not elements): tiled traffic / bound at S_tile": (c["reads"] + c["writes"]) / cosma_bound(S=S_tile)},
                  defaults={"B_M": 128, "B_N": 128, "B_K": 32, "s_g": 3}, source=COSMA_SOURCE)
+
+
+@register("gemm.l2", "HBM reads of A and B under the GROUP_M launch order, waves of P programs: no reuse across "
+                     "waves, or all of A and B in L2")
+def _l2():
+    from .gemm_l2 import G_M, P_w, wave_reads_formula
+    return Model("gemm.l2", "HBM reads of the tiled GEMM through an L2, by launch order (symbolic.gemm_l2)",
+                 {"hbm_reads_no_reuse": wave_reads_formula(), "hbm_reads_fits": Mg * Kg + Kg * Ng},
+                 params=(Mg, Ng, Kg, BM, BN, G_M, P_w),
+                 units={"hbm_reads_no_reuse": "elements", "hbm_reads_fits": "elements"},
+                 asymptotic_quantity="hbm_reads_fits",
+                 defaults={"M_g": 4096, "N_g": 4096, "K_g": 4096, "B_M": 128, "B_N": 128, "G_M": 8, "P_w": 132},
+                 source="symbolic.gemm_l2: the GROUP_M order of Triton's matmul tutorial (lecture 10 §10.2)",
+                 notes=("hbm_reads_no_reuse: exact for an LRU L2 with step_footprint <= capacity < reuse_floor "
+                        "(nothing survives from one wave to the next); an upper bound for any larger L2",
+                        "hbm_reads_fits: exact (and a lower bound) once M K + K N elements fit in the L2",
+                        "between the two, the time model's estimate is symbolic.gemm_l2.hbm_reads"))

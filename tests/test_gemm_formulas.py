@@ -139,7 +139,17 @@ def test_bad_input(call, param):
 
 
 def test_registered():
-    assert {"gemm.tiled", "gemm.resources", "gemm.cosma"} <= set(registry.names())
+    assert {"gemm.tiled", "gemm.resources", "gemm.cosma", "gemm.l2"} <= set(registry.names())
+
+
+def test_registered_l2_model_by_hand():
+    """``show gemm.l2`` evaluates the SymPy sum over waves: the prefill numbers of test_wave_reads_by_hand."""
+    K = 4096
+    v = registry.get("gemm.l2").evaluate(M_g=512, N_g=14336, K_g=K, B_M=256, B_N=128, G_M=1, P_w=132)
+    assert v == {"hbm_reads_no_reuse": (2 * 256 + 112 * 128) * K + (1 * 256 + 92 * 128) * K,
+                 "hbm_reads_fits": 512 * K + K * 14336}
+    v = registry.get("gemm.l2").evaluate(M_g=512, N_g=14336, K_g=K, B_M=256, B_N=128, G_M=4, P_w=132)
+    assert v["hbm_reads_no_reuse"] == (2 * 256 + 66 * 128) * K + (2 * 256 + 46 * 128) * K
 
 
 # ------------------------------------------------------------------------------------- L2 counts
