@@ -91,11 +91,6 @@ class GemmConfig:
     def as_tuple(self) -> tuple:
         return (self.bm, self.bn, self.bk, self.warps, self.stages, self.group)
 
-    @property
-    def warp_tile(self) -> tuple:
-        wy, wx = WARP_GRID[self.warps]
-        return self.bm // wy, self.bn // wx
-
 
 @lru_cache(maxsize=1)
 def all_configs() -> tuple:
@@ -402,10 +397,6 @@ class Landscape:
 
     def percentiles(self, qs: Iterable[float] = (10, 25, 50, 75, 90)) -> dict:
         return dict(zip(qs, np.percentile(self.times / self.best_time, list(qs))))
-
-    def tflops(self, t: float) -> float:
-        M, N, K = self.shape
-        return 2 * M * N * K / t / 1e12
 
     def time_of(self, c) -> float:
         c = _config(c)
