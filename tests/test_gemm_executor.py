@@ -4,6 +4,8 @@ Oracles: NumPy's own product, counts derived by hand, a hand-traced LRU sequence
 compared with these executors in verify.gemm (tests/test_verify_gemm below runs that sweep).
 """
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import example, given, settings
@@ -107,3 +109,11 @@ def test_verify_gemm_checks_pass():
     worst, at = l2_worst_ratio()
     assert 1 <= worst <= ESTIMATE_FACTOR, at
     assert worst < 1.5, at          # verify.gemm's docstring: "about 1.2" over the pinned points
+
+
+def test_verify_gemm_reports_the_worst_l2_ratio(capsys):
+    from verify.gemm import main
+    assert main(["--draws", "5", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    ratios = [float(x) for x in re.findall(r"worst ratio ([\d.]+)", out)]
+    assert len(ratios) == 2 and all(1 <= r <= 3 for r in ratios)
