@@ -104,11 +104,17 @@ def run_gemm(M: int, N: int, K: int, BM: int, BN: int, BK: int, group: int = 1, 
     """Set up ``A`` (``M x K``), ``B`` (``K x N``) and an empty ``C`` in a fresh counted memory and run
     :func:`tiled_matmul`.  Real mode uses random data (or the given ``A``, ``B``) and returns ``C``."""
     M, N, K = count("M", M), count("N", N), count("K", K)
+    if not real and (A is not None or B is not None):
+        raise ValueError(f"{'A' if A is not None else 'B'}: given arrays need real=True (shape-only mode has no data)")
     mem = GlobalMemory(real=real)
     if real:
         rng = np.random.default_rng(seed)
-        a = mem.put("A", rng.standard_normal((M, K)) if A is None else np.asarray(A, dtype=float))
-        b = mem.put("B", rng.standard_normal((K, N)) if B is None else np.asarray(B, dtype=float))
+        A = rng.standard_normal((M, K)) if A is None else np.asarray(A, dtype=float)
+        B = rng.standard_normal((K, N)) if B is None else np.asarray(B, dtype=float)
+        for name, arr, want in (("A", A, (M, K)), ("B", B, (K, N))):
+            if arr.shape != want:
+                raise ValueError(f"{name}: shape {arr.shape}, expected {want} for M={M}, N={N}, K={K}")
+        a, b = mem.put("A", A), mem.put("B", B)
     else:
         a, b = mem.put("A", (M, K)), mem.put("B", (K, N))
     c = mem.empty("C", (M, N))
