@@ -14,7 +14,10 @@ import sympy as sp
 
 from .notation import Theta
 
-__all__ = ["Line", "Section", "model_sections"]
+__all__ = ["Line", "Section", "model_sections", "LABEL_WIDTH"]
+
+#: a label longer than this (a lower bound's citation) goes on a line of its own, in every format
+LABEL_WIDTH = 24
 
 
 @dataclass(frozen=True)

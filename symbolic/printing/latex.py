@@ -93,9 +93,8 @@ def print_latex(expr, **settings) -> None:
     print(to_latex(expr, **settings))
 
 
-#: labels longer than this go on a line of their own; a sum wider than BREAK_AT characters (measured on
-#: its one-line text form, a fair proxy for its printed width) is broken between terms
-LABEL_WIDTH = 24
+#: a sum wider than BREAK_AT characters (measured on its one-line text form, a fair proxy for its
+#: printed width) is broken between terms
 BREAK_AT = 90
 
 
@@ -163,7 +162,7 @@ def model_to_latex(model, environment: str = "align") -> str:
     ``align`` and ``align*`` put each section title in an ``\intertext``; ``aligned`` (for
     ``$$…$$``, as ``Model._repr_latex_`` uses it) puts it on a row of its own.
     """
-    from .content import model_sections
+    from .content import LABEL_WIDTH, model_sections
 
     if environment not in ENVIRONMENTS:
         raise ValueError(f"environment: must be one of {', '.join(ENVIRONMENTS)}, got {environment!r}")

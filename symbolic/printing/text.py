@@ -49,7 +49,6 @@ GLYPHS = MappingProxyType({
                   sum="Sum", sqrt="sqrt", superscripts=False, relations=_ASCII_REL),
 })
 
-_LABEL_WIDTH = 24   # longer labels go on a line of their own
 _EXPR_WIDTH = 60    # units align after expressions up to this long
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
@@ -173,7 +172,7 @@ def relation_text(rel: str, unicode: bool = True) -> str:
 
 def model_to_text(model, unicode: bool = True) -> str:
     """A model's formulas as aligned Unicode lines, section by section."""
-    from .content import model_sections
+    from .content import LABEL_WIDTH, model_sections
 
     lines = [f"{model.name}: {model.summary}"]
     if model.source:
@@ -186,13 +185,13 @@ def model_to_text(model, unicode: bool = True) -> str:
                               for a, r, b in sec.assumptions)
             head += f" ({conds})"
         lines.append(head)
-        width = max((len(ln.label) for ln in sec.lines if len(ln.label) <= _LABEL_WIDTH), default=0)
+        width = max((len(ln.label) for ln in sec.lines if len(ln.label) <= LABEL_WIDTH), default=0)
         exprs = [to_text(ln.expr, unicode=unicode) for ln in sec.lines]
         ewidth = max((len(e) for e in exprs if len(e) <= _EXPR_WIDTH), default=0)
         for ln, e in zip(sec.lines, exprs):
             unit = f"  [{ln.unit}]" if ln.unit and ln.unit != "1" else ""
             rel = relation_text(ln.relation, unicode)
-            if len(ln.label) > _LABEL_WIDTH:       # a long name (a lower bound's citation) on its own line
+            if len(ln.label) > LABEL_WIDTH:       # a long name (a lower bound's citation) on its own line
                 lines.append(f"  {ln.label}")
                 lines.append(f"  {'':<{max(width, 2)}} {rel} {e:<{ewidth}}{unit}".rstrip())
             else:
