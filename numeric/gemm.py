@@ -43,6 +43,7 @@ def pid_to_tile(pid: int, tiles_m: int, tiles_n: int, group: int) -> tuple[int, 
 
 def launch_tiles(tiles_m: int, tiles_n: int, group: int = 1) -> list[tuple[int, int]]:
     """Every tile in launch order (``group = 1``: row-major)."""
+    tiles_m, tiles_n, group = count("tiles_m", tiles_m), count("tiles_n", tiles_n), count("group", group)
     return [pid_to_tile(p, tiles_m, tiles_n, group) for p in range(tiles_m * tiles_n)]
 
 

@@ -69,6 +69,7 @@ def tile_of(pid: int, tm: int, tn: int, group: int) -> tuple[int, int]:
 
 def launch_order(tm: int, tn: int, group: int) -> list[tuple[int, int]]:
     """All tiles in launch order."""
+    tm, tn, group = _pos("tm", tm), _pos("tn", tn), _pos("group", group)
     return [tile_of(p, tm, tn, group) for p in range(tm * tn)]
 
 

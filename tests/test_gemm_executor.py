@@ -93,6 +93,7 @@ def test_grouping_helps_when_a_wave_spans_a_row():
     (lambda: run_gemm(1, 1, 1, 1, 1, 1, group=0), "group"),
     (lambda: run_gemm(1, 1, 1, 1, 1, 1, wave=-1), "wave"),
     (lambda: LRUCache(0), "capacity"),
+    (lambda: launch_tiles(3, 2, 0), "group"),
     (lambda: run_gemm(4, 3, 2, 2, 2, 2, real=True, A=np.ones((2, 4))), "A"),     # transposed A
     (lambda: run_gemm(4, 3, 2, 2, 2, 2, real=True, B=np.ones((2, 4))), "B"),
     (lambda: run_gemm(4, 3, 2, 2, 2, 2, A=np.ones((4, 2))), "A"),                 # data in shape-only mode

@@ -130,6 +130,9 @@ def test_tiled_schedule_never_beats_cosma(M, N, K, bm, bn, bk, s):
     (lambda: gemm.cosma_gap(8, 8, 8, 8, 8, 8, 0), "s"),
     (lambda: gemm_l2.wave_reads(8, 8, 8, 8, 8, 0, 4), "group"),
     (lambda: gemm_l2.hbm_reads(8, 8, 8, 8, 8, 1, 4, 0), "capacity"),
+    (lambda: gemm_l2.launch_order(3, 2, 0), "group"),
+    (lambda: gemm_l2.step_footprint(8, 8, 8, 8, 8, 1, -1), "wave"),
+    (lambda: registry.get("gemm.l2").evaluate(P_w=0), "P_w"),
     (lambda: registry.get("gemm.tiled").evaluate(M_g=0), "M_g"),
 ])
 def test_bad_input(call, param):
