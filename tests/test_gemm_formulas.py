@@ -279,6 +279,8 @@ def test_lookback_by_hand_on_every_path(monkeypatch, batch_max, flat):
        st.lists(st.tuples(st.sampled_from([4, 8, 16, 32]), st.sampled_from([4, 8, 16, 32]), st.sampled_from([1, 2, 4, 8]),
                           st.integers(1, 40)), min_size=1, max_size=8),
        st.integers(1, 60000), st.sampled_from([0, 8, 256]), st.sampled_from([1, 20, 1 << 16]))
+@example(400, 400, 60, [(4, 4, 8, 1), (32, 32, 1, 40), (4, 8, 2, 3)], 30000, 256, 1 << 16)   # 10,000 waves: alone
+@example(1, 1, 1, [(4, 4, 1, 1)], 1, 0, 1)
 def test_many_tilings_at_once_equal_one_at_a_time(M, N, K, tilings, capacity, batch_max, flat):
     """Laying the waves of several tilings end to end (in chunks) changes no tiling's estimate."""
     one = [gemm_l2.hbm_reads(M, N, K, bm, bn, g, w, capacity) for bm, bn, g, w in tilings]
