@@ -427,6 +427,11 @@ def cmd_latex(args, out) -> int:
     vary = parse_vary(args.vary)
     at = parse_assignments(args.at)
     models = _models(args.models)
+    known = {p.name for m in models for p in m.params}
+    for name in [*_varied(vary), *at]:
+        if name not in known:
+            which = ", ".join(m.name for m in models) if len(models) <= 3 else f"any of the {len(models)} models"
+            raise UsageError(f"{name}: not a parameter of {which}")
     entries = []
     for m in models:
         tables = []

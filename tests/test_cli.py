@@ -259,6 +259,8 @@ BAD = [
     (("table", "toy.halo"), "the following arguments are required: --vary"),
     (("frobnicate",), "invalid choice: 'frobnicate'"),
     (("latex", "nothing.like.this"), "model: unknown model"),
+    (("latex", "toy.halo", "--vary", "Q=1,2"), "Q: not a parameter of toy.halo"),
+    (("latex", "toy.*", "--vary", "N=64,128", "--at", "X=3"), "X: not a parameter of toy.halo, toy.copy"),
     (("latex", "toy.halo", "-o", "/no/such/folder/notes.tex"), "output: cannot write '/no/such/folder/notes.tex'"),
     (("table", "toy.halo", "--vary", "N=8", "--per", "N/0"), "per: 'N/0' is zoo"),
     (("table", "toy.halo", "--vary", "N=8", "--per", "N-N"), "per: 'N-N' is 0"),

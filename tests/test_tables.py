@@ -6,6 +6,8 @@ from fractions import Fraction
 
 import pytest
 import sympy as sp
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from symbolic.printing.tables import Exact, Measure, Table, format_cell, render
 from symbolic.symbols import M, N, d
@@ -89,10 +91,6 @@ def test_format_cell(value, target, expected):
 def test_numbers_right_text_left():
     tex = render(Table(("a", "b", "c"), ((1, "x", Measure(1, "B")), (None, "y", Fraction(1, 2)))), "latex")
     assert r"\begin{tabular}{rlr}" in tex
-
-
-from hypothesis import example, given  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 
 @given(st.integers(-10**30, 10**30))
