@@ -63,9 +63,11 @@ _i = sp.Symbol("i", integer=True, nonnegative=True)
 
 
 def partition_sum(size, block):
-    """``sum_{i < ceil(size/block)} min(block, size - i block)`` - the blocks partition ``0..size-1``, so
-    the sum is ``size``.  (Checked against the explicit sum in the tests; SymPy does not collapse it.)"""
-    return size
+    """``sum_{i < ceil(size/block)} min(block, size - i block)``: every block but the last is full, the
+    last holds the rest, so the sum collapses to ``size`` (SymPy cancels it).  SymPy does not collapse
+    the explicit sum itself; the tests check this form against it."""
+    full = sp.ceiling(sp.sympify(size) / block) - 1
+    return full * block + (size - full * block)
 
 
 def gemm_counts(M=Mg, N=Ng, K=Kg, bm=BM, bn=BN, bk=BK) -> dict:
