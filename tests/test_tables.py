@@ -39,7 +39,7 @@ def test_markdown():
 
 def test_latex_booktabs():
     got = " ".join(render(TABLE, "latex").split())
-    assert got == (r"\begin{table}[htbp] \centering \begin{tabular}{rrl} \toprule N & total & name \\ \midrule "
+    assert got == (r"\begin{table} \centering \begin{tabular}{rrl} \toprule N & total & name \\ \midrule "
                    r"512 & 12,345,678 & a\_b \\ 1,024 & 3 & x\textbar{}y \\ \bottomrule \end{tabular} \end{table}")
 
 

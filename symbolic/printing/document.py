@@ -3,7 +3,8 @@ r"""A complete LaTeX document of models: ``pdflatex`` compiles it as it is.
 Each model gets a section with its summary, source, notes, its formulas as an ``align*`` environment
 (:func:`~symbolic.printing.latex.model_to_latex`) and any sweep tables given with it (booktabs, through
 :func:`~symbolic.printing.tables.render`).  The preamble uses only packages of Debian's
-``texlive-latex-base`` and ``texlive-latex-recommended`` (amsmath, amssymb, booktabs, geometry), and every
+``texlive-latex-base`` and ``texlive-latex-recommended`` (amsmath, amssymb, booktabs, float, geometry; float
+keeps each sweep table in its model's section instead of drifting past the next heading), and every
 piece of text goes through :func:`~symbolic.printing.latex.escape`, so the file is pure ASCII.
 """
 
@@ -21,6 +22,8 @@ PREAMBLE = r"""\documentclass[10pt]{article}
 \usepackage{amsmath}
 \usepackage{amssymb}
 \usepackage{booktabs}
+\usepackage{float}
+\floatplacement{table}{H}
 \allowdisplaybreaks
 \setlength{\parindent}{0pt}
 \setlength{\parskip}{0.5em}

@@ -130,7 +130,8 @@ def _column_aligns(table: Table) -> list[str]:
 
 def render(table: Table, target: str = "text") -> str:
     """The table as ``text`` (tabulate's simple), ``markdown`` (GitHub pipes) or ``latex`` (booktabs,
-    in a ``table`` float with its caption when it has one)."""
+    in a ``table`` float with its caption when it has one, and no placement option: the document's
+    ``\floatplacement`` decides, which the standalone notes set to float's ``H``)."""
     if target not in FORMATS:
         raise ValueError(f"format: must be one of {', '.join(FORMATS)}, got {target!r}")
     headers = [format_cell(h, target) for h in table.headers]
@@ -139,7 +140,7 @@ def render(table: Table, target: str = "text") -> str:
                     colalign=_column_aligns(table))
     notes = list(table.notes)
     if target == "latex":
-        lines = ["\\begin{table}[htbp]", "\\centering"]
+        lines = ["\\begin{table}", "\\centering"]
         if table.caption:
             lines.append(f"\\caption{{{escape(table.caption)}}}")
         lines.append(body)
