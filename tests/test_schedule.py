@@ -211,3 +211,10 @@ def test_hardware_enters_rules_and_model():
     # H200: the H100's SMs with 4.8 TB/s of HBM -> the decode floor moves with the bandwidth
     t = S.landscape(16, 4096, 4096, hw="H200").best_time
     assert t == pytest.approx(L + (16 * 4096 + 4096 * 4096 + 16 * 4096) * 2 / 4.8e12, rel=1e-12)
+
+
+def test_every_time_model_constant_has_a_source():
+    from dataclasses import fields
+    names = {f.name for f in fields(S.TimeModelConstants)} - {"hw", "sources"}
+    for k in S.TIME_MODELS.values():
+        assert set(k.sources) == names and all(k.sources.values())
