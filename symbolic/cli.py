@@ -385,10 +385,10 @@ def cmd_show(args, out) -> int:
     model = _model(args.model)
     _check_names(model, at)
     point = _point(model, at) if args.at else None
-    fmt = args.format
+    fmt = _target(args.format, out)
     parts = []
-    if fmt == "text":
-        parts.append(model_to_text(model, unicode=_unicode_ok(out)))
+    if fmt in ("text", "ascii"):
+        parts.append(model_to_text(model, unicode=fmt == "text"))
     elif fmt == "markdown":
         parts.append(f"## `{model.name}`\n\n{model.summary}\n\n$$\n{model_to_latex(model, 'aligned')}\n$$")
     else:
@@ -415,7 +415,7 @@ def cmd_table(args, out) -> int:
     model = _model(args.model)
     others = [_model(n) for n in args.ratio or ()]
     table = sweep_table(model, vary, at, args.quantity or (), others, args.per or (), args.dtype, args.inverse)
-    out.write(render(table, args.format) + "\n")
+    out.write(render(table, _target(args.format, out)) + "\n")
     return 0
 
 
@@ -567,6 +567,12 @@ def _executed(model, quantity, xkey, xs, at):
 def _unicode_ok(stream) -> bool:
     enc = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "")
     return enc.startswith("utf")
+
+
+def _target(fmt: str, stream) -> str:
+    """The renderer's target for ``--format``: ``text`` becomes ``ascii`` on a stream that cannot
+    encode Unicode (formulas as ``ceil(N/B_c)``, times as ``us``)."""
+    return "ascii" if fmt == "text" and not _unicode_ok(stream) else fmt
 
 
 # ----------------------------------------------------------------------------------- parser

@@ -8,7 +8,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from symbolic.printing.notation import Omega, Theta
-from symbolic.printing.text import TextPrinter, model_to_text, to_text
+from symbolic.printing.text import TextPrinter, ascii_text, model_to_text, to_text
 from symbolic.symbols import Bc, Br, M, N, Nk, d
 
 from toy_models import halo_model
@@ -43,6 +43,19 @@ CASES = [
 def test_golden(expr, unicode, ascii_):
     assert to_text(expr) == unicode
     assert to_text(expr, unicode=False) == ascii_
+
+
+ASCII = [
+    ("Θ(N²·d²/M) ≈ 4.56 µs", "Theta(N^2*d^2/M) ~ 4.56 us"),
+    ("N⁻¹ ≤ 2×M ÷ 3", "N^-1 <= 2xM / 3"),
+    ("⌈N/B⌉ ∈ REFERENCE §5", "ceil(N/B) in REFERENCE sec. 5"),
+    ("plain ascii", "plain ascii"),
+]
+
+
+@pytest.mark.parametrize("text,expected", ASCII)
+def test_ascii_text(text, expected):
+    assert ascii_text(text) == expected
 
 
 def test_unknown_setting_raises():

@@ -52,6 +52,18 @@ def test_caption_and_notes():
     assert r"\caption{IO vs N}" in tex and r"{\footnotesize counts in elements}" in tex
 
 
+def test_ascii_target_spells_caption_and_notes_in_ascii():
+    t = Table(("N", ("÷ ", N**2)), ((4, Fraction(1, 4)),), caption="IO ≈ Θ(N²)", notes=("time in µs",))
+    assert _lines(render(t, "ascii")) == [
+        "IO ~ Theta(N^2)",
+        "  N    / N^2",
+        "---  -------",
+        "  4     0.25",
+        "",
+        "time in us",
+    ]
+
+
 def test_unknown_target_names_the_parameter():
     with pytest.raises(ValueError, match="^format: "):
         render(TABLE, "html")
@@ -79,6 +91,10 @@ CELLS = [
     (("÷ ", N), "latex", r"$\div$ $N$"),
     ("a_b", "latex", r"a\_b"),
     ("x|y", "markdown", r"x\|y"),
+    (N**2 * d**2 / M, "ascii", "N^2*d^2/M"),
+    (Measure(Fraction(101, 10**6), "s"), "ascii", "101 us"),
+    (("÷ ", N), "ascii", "/ N"),
+    ("≈", "ascii", "~"),
     (None, "text", ""),
 ]
 

@@ -3,8 +3,9 @@ r"""One table renderer for the terminal, Markdown and LaTeX (booktabs), through 
 A :class:`Table` holds *values*, not strings: exact ints, Fractions (ratios), SymPy expressions,
 :class:`Measure` (a number with a unit, shown in human units: ``24.6 MB``, ``4.56 ms``), plain text, or
 a tuple of those to be concatenated (``("count ÷ ", N**2*d**2/M)``).  :func:`render` turns each cell
-into the target's markup - Unicode one-liners at a terminal and in Markdown, ``$…$`` math and escaped
-text in LaTeX - and hands the strings to tabulate.  Numbers are right-aligned.  Nothing is computed
+into the target's markup - Unicode one-liners at a terminal and in Markdown, ASCII ones (``N^2*d^2/M``,
+``4.56 us``) for a terminal that cannot show Unicode, ``$…$`` math and escaped text in LaTeX - and hands
+the strings to tabulate.  Numbers are right-aligned.  Nothing is computed
 here beyond formatting.
 """
 
@@ -20,7 +21,7 @@ from tabulate import DataRow, Line, TableFormat, tabulate
 
 from .human import fmt_bytes, fmt_int, fmt_real, fmt_si, fmt_time
 from .latex import escape, to_latex
-from .text import to_text
+from .text import ascii_text, to_text
 
 __all__ = ["Table", "Measure", "Exact", "render", "print_table", "FORMATS", "format_cell"]
 
@@ -65,7 +66,7 @@ _BOOKTABS_RAW = TableFormat(
     padding=1, with_header_hide=None)
 
 #: target -> tabulate format
-FORMATS = MappingProxyType({"text": "simple", "markdown": "github", "latex": _BOOKTABS_RAW})
+FORMATS = MappingProxyType({"text": "simple", "ascii": "simple", "markdown": "github", "latex": _BOOKTABS_RAW})
 
 
 def _is_number(v) -> bool:
@@ -95,7 +96,7 @@ def _measure_text(m: Measure) -> str:
 
 
 def format_cell(value, target: str = "text") -> str:
-    """One cell's markup for ``target`` (``text``, ``markdown`` or ``latex``)."""
+    """One cell's markup for ``target`` (``text``, ``ascii``, ``markdown`` or ``latex``)."""
     if value is None:
         return ""
     if isinstance(value, (tuple, list)):
@@ -110,11 +111,13 @@ def format_cell(value, target: str = "text") -> str:
     elif isinstance(value, sp.Basic):
         if target == "latex":
             return f"${to_latex(value)}$"
-        s = to_text(value)
+        s = to_text(value, unicode=target != "ascii")
     else:
         s = str(value)
     if target == "latex":
         return escape(s)
+    if target == "ascii":
+        return ascii_text(s)
     if target == "markdown":
         return s.replace("|", "\\|")
     return s
@@ -129,31 +132,33 @@ def _column_aligns(table: Table) -> list[str]:
 
 
 def render(table: Table, target: str = "text") -> str:
-    """The table as ``text`` (tabulate's simple), ``markdown`` (GitHub pipes) or ``latex`` (booktabs,
-    in a ``table`` float with its caption when it has one, and no placement option: the document's
-    ``\floatplacement`` decides, which the standalone notes set to float's ``H``)."""
+    """The table as ``text`` (tabulate's simple; ``ascii`` the same spelled in ASCII), ``markdown``
+    (GitHub pipes) or ``latex`` (booktabs, in a ``table`` float with its caption when it has one, and no
+    placement option: the document's ``\\floatplacement`` decides; the standalone notes set float's ``H``)."""
     if target not in FORMATS:
         raise ValueError(f"format: must be one of {', '.join(FORMATS)}, got {target!r}")
     headers = [format_cell(h, target) for h in table.headers]
     rows = [[format_cell(v, target) for v in row] for row in table.rows]
     body = tabulate(rows, headers=headers, tablefmt=FORMATS[target], disable_numparse=True,
                     colalign=_column_aligns(table))
-    notes = list(table.notes)
+    caption, notes = table.caption, list(table.notes)
     if target == "latex":
         lines = ["\\begin{table}", "\\centering"]
-        if table.caption:
-            lines.append(f"\\caption{{{escape(table.caption)}}}")
+        if caption:
+            lines.append(f"\\caption{{{escape(caption)}}}")
         lines.append(body)
         lines += [f"\\par\\smallskip{{\\footnotesize {escape(n)}}}" for n in notes]
         lines.append("\\end{table}")
         return "\n".join(lines)
+    if target == "ascii":
+        caption, notes = ascii_text(caption), [ascii_text(n) for n in notes]
     out = []
-    if table.caption:
-        out.append(f"**{table.caption}**\n" if target == "markdown" else table.caption)
+    if caption:
+        out.append(f"**{caption}**\n" if target == "markdown" else caption)
     out.append(body)
     if notes:
         out.append("")
-        out += [f"{n}" for n in notes]
+        out += notes
     return "\n".join(out)
 
 

@@ -6,11 +6,13 @@ option raises ``TypeError``) and returns strings.  With ``unicode=False`` the sa
 plain ASCII (``ceil(N/B_c)``, ``N^2``) for terminals that cannot show ⌈ ⌉.
 
 ``to_text(expr)`` returns the string; ``print_text(expr)`` prints it.  ``model_to_text(model)`` renders
-the sections of :func:`symbolic.printing.content.model_sections`.
+the sections of :func:`symbolic.printing.content.model_sections`.  ``ascii_text`` spells the prose's
+Unicode (``≈``, ``µs``, ``÷``, ``N²``) in ASCII for a terminal that cannot show it.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -18,7 +20,7 @@ import sympy as sp
 from sympy.printing.precedence import PRECEDENCE, precedence
 from sympy.printing.str import StrPrinter
 
-__all__ = ["TextPrinter", "to_text", "print_text", "model_to_text", "GLYPHS"]
+__all__ = ["TextPrinter", "to_text", "print_text", "model_to_text", "ascii_text", "GLYPHS", "ASCII_SPELLINGS"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,18 @@ GLYPHS = MappingProxyType({
 
 _EXPR_WIDTH = 60    # units align after expressions up to this long
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+_FROM_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+_SUPERSCRIPT_RUN = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+")
+
+#: the non-ASCII characters of the project's prose and units, spelled in ASCII (superscript runs
+#: become ``^`` and digits first: ``N⁻¹`` -> ``N^-1``)
+ASCII_SPELLINGS = MappingProxyType({
+    "÷": "/", "≈": "~", "µ": "u", "μ": "u", "·": "*", "×": "x", "∈": "in", "≤": "<=", "≥": ">=", "≠": "!=",
+    "→": "->", "←": "<-", "–": "-", "—": "--", "−": "-", "‘": "'", "’": "'", "“": '"', "”": '"', "…": "...",
+    "Θ": "Theta", "Ω": "Omega", "Σ": "Sum", "√": "sqrt", "⌈": "ceil(", "⌉": ")", "⌊": "floor(", "⌋": ")",
+    "§": "sec. ", "°": " deg", "±": "+-", "∞": "inf", "≲": "<~", "\u00a0": " ",
+})
+_ASCII = str.maketrans(dict(ASCII_SPELLINGS))
 
 
 class TextPrinter(StrPrinter):
@@ -166,6 +180,13 @@ def print_text(expr, **settings) -> None:
     print(to_text(expr, **settings))
 
 
+def ascii_text(text: str) -> str:
+    """``text`` with the characters of :data:`ASCII_SPELLINGS` and superscripts spelled in ASCII
+    (``'Θ(N²) ≈ 4.56 µs'`` -> ``'Theta(N^2) ~ 4.56 us'``); any other character is left as it is."""
+    text = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group().translate(_FROM_SUPERSCRIPT), str(text))
+    return text.translate(_ASCII)
+
+
 def relation_text(rel: str, unicode: bool = True) -> str:
     return GLYPHS[unicode].relations.get(rel, rel)
 
@@ -201,4 +222,5 @@ def model_to_text(model, unicode: bool = True) -> str:
     for note in getattr(model, "notes", ()) or ():
         note = str(note)
         lines.append(note if note.startswith("NOTE") else f"NOTE: {note}")
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    return text if unicode else ascii_text(text)     # the formulas are ASCII already; this spells the prose
