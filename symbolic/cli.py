@@ -148,7 +148,11 @@ def _is_elements_unit(unit: str) -> bool:
 # ----------------------------------------------------------------------------------- computations (glue)
 def _point(model, at: Mapping) -> dict:
     """The model's full point: ``at`` restricted to its parameters plus its defaults (validated)."""
-    names = {p.name for p in model.params}
+    names = [p.name for p in model.params]
+    missing = [n for n in names if n not in at and n not in model.defaults]
+    if missing:        # name every one at once: the model itself stops at the first
+        raise UsageError(f"{missing[0]}: value missing for {model.name}, which has no default for "
+                         f"{', '.join(missing)}; give them with --at (e.g. --at {' '.join(f'{n}=...' for n in missing)})")
     return model.check_point({k: v for k, v in at.items() if k in names})
 
 

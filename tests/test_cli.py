@@ -247,6 +247,8 @@ BAD = [
     (("show", "toy.halo", "--at", "N=abc"), "N: expected a number, got 'abc'"),
     (("show", "toy.halo", "--at", "X=3"), "X: not a parameter of toy.halo"),
     (("show", "toy.halo", "--at", "N=0"), "N: must be >= 1, got 0"),
+    (("show", "toy.halo", "--at", "B=8"), "N: value missing for toy.halo, which has no default for N; give them"),
+    (("table", "toy.halo", "--vary", "B=8"), "N: value missing for toy.halo"),
     (("show", "toy.halo", "--at", "N=1/2"), "N: must be an integer"),
     (("show", "toy.halo", "--dtype", "fp12"), "dtype: unknown dtype 'fp12'"),
     (("show", "toy.halo", "--copies", "0"), "copies: must be >= 1, got 0"),
