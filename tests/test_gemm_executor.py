@@ -159,3 +159,13 @@ def test_no_reuse_check_catches_row_major_for_grouped():
     assert all(c.formula(p) == c.execute(p) for p in points)
     wrong = [p for p in points if c.formula(dict(p, group=1)) != c.execute(p)]
     assert wrong and all(p["group"] > 1 for p in wrong)
+
+
+def test_executor_and_simulator_load_no_symbolic_module():
+    """The layering rule: numeric.gemm and numeric.l2cache are the independent side (checked in a fresh interpreter)."""
+    import subprocess
+    import sys
+    code = ("import sys, numeric.gemm, numeric.l2cache; "
+            "print(sorted(m for m in sys.modules if m == 'symbolic' or m.startswith('symbolic.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
