@@ -193,7 +193,8 @@ def test_landscape_tools():
     assert np.allclose(np.diag(P), 1.0) and (P >= 1).all()
     land = S.landscape(4096, 4096, 4096)
     assert len(land.configs) == 3744
-    assert land.within(1.05) >= 15 and land.within(2.0) > land.within(1.05)
+    # at least the 5 latency-hiding (BK, stages) pairs x 3 GROUP_M tie at the optimum (Little's-law test above)
+    assert land.within(1.0) >= 15 and land.within(2.0) > land.within(1.05) >= land.within(1.0)
     q = land.percentiles()
     assert 1 <= q[10] <= q[25] <= q[50] <= q[75] <= q[90]
     sens = S.sensitivity(4096, 4096, 4096)
