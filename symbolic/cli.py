@@ -183,12 +183,16 @@ def _per_expression(model, text: str):
     from sympy.parsing.sympy_parser import (convert_xor, implicit_multiplication, parse_expr,
                                             standard_transformations)
 
-    key = text.strip().lower()
-    if key == "theta":
-        return model.theta()
-    if key == "leading":
-        return model.leading()
     local = {p.name: p for p in model.params}
+    key = text.strip().lower()
+    if key in ("theta", "leading"):
+        e = model.theta() if key == "theta" else model.leading()
+        foreign = _foreign_symbols(model, e)
+        if foreign:      # e.g. the causal models' asymptotics, taken of their divisible form in B
+            from .printing.text import to_text
+            raise UsageError(f"per: the {key} of {model.name}, {to_text(e)}, is in {', '.join(foreign)}, not its "
+                             f"parameters; give --per as an expression in {', '.join(local)}")
+        return e
     try:
         e = parse_expr(text, local_dict=local,
                        transformations=standard_transformations + (implicit_multiplication, convert_xor))
@@ -197,11 +201,16 @@ def _per_expression(model, text: str):
     e = sp.sympify(e)
     if e.is_zero or e.has(sp.zoo, sp.oo, sp.S.NegativeInfinity, sp.nan):
         raise UsageError(f"per: {text!r} is {e}; divide by a nonzero finite expression")
-    unknown = sorted(s.name for s in e.free_symbols if s not in local.values())
+    unknown = _foreign_symbols(model, e)
     if unknown:
         raise UsageError(f"per: {unknown[0]} is not a parameter of {model.name} "
                          f"(parameters: {', '.join(local)})")
     return e
+
+
+def _foreign_symbols(model, expr) -> list[str]:
+    """Names of the symbols of ``expr`` that are not parameters of ``model`` (sorted)."""
+    return sorted(s.name for s in expr.free_symbols if s not in set(model.params))
 
 
 def _ratio(a, b):
@@ -486,7 +495,10 @@ def cmd_plot(args, out) -> int:
         theta, lead = _asymptotics(m) if q == m.main_quantity else (None, None)
         series.append(plotting.Series(f"{m.name}: formula" + (f" ∈ {to_text(Theta(theta))}" if theta else ""),
                                       dense, [m.evaluate(q, **p) for p in pts], "line"))
-        if lead is not None and lead != m[q] and not args.no_leading:
+        if lead is not None and not args.no_leading and _foreign_symbols(m, lead):
+            sys.stderr.write(f"note: the leading term of {m.name} is in {', '.join(_foreign_symbols(m, lead))}, "
+                             "not its parameters; no dashed guide\n")
+        elif lead is not None and lead != m[q] and not args.no_leading:
             lead_fn = compile_exact(lead)
             series.append(plotting.Series(f"{m.name}: leading term ~ {to_text(lead)}", dense,
                                           [lead_fn(**{n: p[n] for n in lead_fn.names}) for p in pts], "dashed"))

@@ -202,8 +202,8 @@ def test_latex_standalone_to_file(capsys, toys, tmp_path):
     tex = path.read_text()
     assert tex.startswith("\\documentclass") and tex.rstrip().endswith("\\end{document}")
     assert tex.isascii()
-    assert tex.count("\\section{") == 2                              # toy.halo and toy.copy
-    assert tex.count("\\begin{tabular}") == 2                       # one sweep table per model
+    assert tex.count("\\section{") == 3                              # toy.halo, toy.copy, toy.pair
+    assert tex.count("\\begin{tabular}") == 3                       # one sweep table per model
 
 
 # ------------------------------------------------------------------------------ plot
@@ -238,6 +238,19 @@ def test_plot_legend_names_the_class_and_the_leading_term(capsys, toys, tmp_path
     assert list(drawn["toy.halo: leading term ~ 2·N"].ys)[-1] == 128
 
 
+def test_plot_without_a_guide_when_the_leading_term_is_not_in_the_parameters(capsys, toys, tmp_path, monkeypatch):
+    """toy.pair's leading term 2N²/P is in its divisible form's P: the formula is drawn, the guide is not."""
+    pytest.importorskip("matplotlib")
+    from symbolic.printing import plot
+
+    drawn = {}
+    monkeypatch.setattr(plot, "plot_series", lambda series, **kw: drawn.update({s.label: s for s in series}))
+    rc, _, err = run(capsys, "plot", "toy.pair", "--vary", "N=32,64", "--no-executed", "-o", str(tmp_path / "p.png"))
+    assert rc == 0, err
+    assert list(drawn) == ["toy.pair: formula ∈ Θ(N²/P)"]
+    assert err == "note: the leading term of toy.pair is in P, not its parameters; no dashed guide\n"
+
+
 # ------------------------------------------------------------------------------ bad input: exit 2, one line
 BAD = [
     (("show", "attention.fa1.fwd.papr"), "model: unknown model"),
@@ -262,7 +275,9 @@ BAD = [
     (("frobnicate",), "invalid choice: 'frobnicate'"),
     (("latex", "nothing.like.this"), "model: unknown model"),
     (("latex", "toy.halo", "--vary", "Q=1,2"), "Q: not a parameter of toy.halo"),
-    (("latex", "toy.*", "--vary", "N=64,128", "--at", "X=3"), "X: not a parameter of toy.halo, toy.copy"),
+    (("latex", "toy.*", "--vary", "N=64,128", "--at", "X=3"), "X: not a parameter of toy.halo, toy.copy, toy.pair"),
+    (("table", "toy.pair", "--vary", "N=64", "--per", "theta"),
+     "per: the theta of toy.pair, N²/P, is in P, not its parameters; give --per as an expression in N, R, C"),
     (("latex", "toy.halo", "-o", "/no/such/folder/notes.tex"), "output: cannot write '/no/such/folder/notes.tex'"),
     (("table", "toy.halo", "--vary", "N=8", "--per", "N/0"), "per: 'N/0' is zoo"),
     (("table", "toy.halo", "--vary", "N=8", "--per", "N-N"), "per: 'N-N' is 0"),
