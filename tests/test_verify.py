@@ -80,3 +80,27 @@ def test_cli_bad_usage_exit_two_one_line(args):
     p = subprocess.run([sys.executable, "-m", "verify", *args], capture_output=True, text=True)
     assert p.returncode == 2
     assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+
+
+def test_sweep_without_hypothesis_runs_grid_only(monkeypatch):
+    from hypothesis import strategies as st
+    from verify import core
+    monkeypatch.setattr(core, "hypothesis_available", lambda: False)
+    grid = [dict(N=5, N_k=9, d=2, B_r=2, B_c=4), dict(N=1, N_k=1, d=1, B_r=1, B_c=1)]
+    pts = st.fixed_dictionaries(dict(N=st.integers(1, 9), N_k=st.integers(1, 9), d=st.integers(1, 3),
+                                     B_r=st.integers(1, 4), B_c=st.integers(1, 4)))
+    rep = run_check(Check("right", _right, _right, lambda full: grid, strategy=lambda: pts, draws=20))
+    assert (rep.points, rep.agreed) == (2, 2)
+
+
+def test_strategy_factory_is_called_only_when_drawing():
+    calls = []
+
+    def factory():
+        from hypothesis import strategies as st
+        calls.append(1)
+        return st.just(dict(N=3, N_k=3, d=1, B_r=1, B_c=1))
+    c = Check("right", _right, _right, lambda full: [], strategy=factory, draws=3)
+    assert calls == []
+    rep = run_check(c)
+    assert calls == [1] and rep.agreed == rep.points >= 1

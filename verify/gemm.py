@@ -22,7 +22,6 @@ from __future__ import annotations
 import functools
 import itertools
 
-from hypothesis import strategies as st
 
 from numeric.gemm import run_gemm
 from numeric.l2cache import simulate_l2
@@ -66,8 +65,14 @@ def _tiled_grid(full):
     return [dict(M=m, N=n, K=k, BM=bm, BN=bn, BK=bk) for m, n, k, bm, bn, bk in pts]
 
 
-@st.composite
-def _tiled_points(draw):
+def _tiled_points():
+    """Hypothesis points for the traffic check (hypothesis is imported only when a sweep draws)."""
+    from hypothesis import strategies as st
+    return st.composite(_draw_tiled)()
+
+
+def _draw_tiled(draw):
+    from hypothesis import strategies as st
     M, N, K = draw(st.integers(1, 300)), draw(st.integers(1, 300)), draw(st.integers(1, 300))
     BM = draw(st.integers(max(1, M // 12), M + 20))
     BN = draw(st.integers(max(1, N // 12), N + 20))
@@ -127,8 +132,14 @@ def _capacity(p, regime, u):
     return sf + int(u * (hi - sf))
 
 
-@st.composite
-def _l2_points(draw, regime):
+def _l2_points(regime):
+    """Hypothesis points for the L2 checks in ``regime`` (imported only when a sweep draws)."""
+    from hypothesis import strategies as st
+    return st.composite(_draw_l2)(regime)
+
+
+def _draw_l2(draw, regime):
+    from hypothesis import strategies as st
     while True:
         M, N, K = draw(st.integers(1, 160)), draw(st.integers(1, 160)), draw(st.integers(1, 200))
         p = dict(M=M, N=N, K=K, BM=draw(st.sampled_from([4, 8, 16, 32])), BN=draw(st.sampled_from([4, 8, 16, 32])),
@@ -236,19 +247,19 @@ def _launch_grid(full):
 
 def checks():
     return [
-        Check("gemm.tiled", _tiled_formula, _tiled_execute, _tiled_grid, strategy=_tiled_points(), draws=60,
+        Check("gemm.tiled", _tiled_formula, _tiled_execute, _tiled_grid, strategy=_tiled_points, draws=60,
               draws_full=300, size=lambda p: max(p["M"], p["N"], p["K"]),
               description="reads, writes, useful and padded FLOPs vs the tiled executor"),
-        Check("gemm.l2.fits", _fits_formula, _sim, _l2_grid("fits"), strategy=_l2_points("fits"), draws=30,
+        Check("gemm.l2.fits", _fits_formula, _sim, _l2_grid("fits"), strategy=lambda: _l2_points("fits"), draws=30,
               draws_full=150, size=lambda p: p["capacity"],
               description="LRU misses == M K + K N when A and B fit"),
-        Check("gemm.l2.no_reuse", _no_reuse_formula, _sim, _l2_grid("no_reuse"), strategy=_l2_points("no_reuse"),
+        Check("gemm.l2.no_reuse", _no_reuse_formula, _sim, _l2_grid("no_reuse"), strategy=lambda: _l2_points("no_reuse"),
               draws=30, draws_full=150, size=lambda p: p["capacity"],
               description="LRU misses == wave_reads for step_footprint <= capacity < reuse_floor"),
-        Check("gemm.l2.bounds", _bounds_formula, _sim, _l2_grid("between"), strategy=_l2_points("between"),
+        Check("gemm.l2.bounds", _bounds_formula, _sim, _l2_grid("between"), strategy=lambda: _l2_points("between"),
               draws=30, draws_full=150, compare=_bounds_compare, size=lambda p: p["capacity"],
               description="compulsory <= LRU misses <= wave_reads for capacity >= step_footprint"),
-        Check("gemm.l2.estimate", _estimate_formula, _sim, _l2_grid("between"), strategy=_l2_points("between"),
+        Check("gemm.l2.estimate", _estimate_formula, _sim, _l2_grid("between"), strategy=lambda: _l2_points("between"),
               draws=30, draws_full=150, compare=_estimate_compare, size=lambda p: p["capacity"],
               description=f"time-model estimate hbm_reads within {ESTIMATE_FACTOR}x of the LRU (l2_worst_ratio)"),
         Check("gemm.launch", lambda p: {"reasons": launch_failures(tuple(p.values()))},
