@@ -223,6 +223,19 @@ def test_plot_writes_png_with_executed_points(capsys, toys, tmp_path, monkeypatc
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_plot_executor_naming_its_points_otherwise_gives_one_note(capsys, toys, tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    import verify.registry
+    from verify.core import Check
+
+    fake = Check("toy.halo", formula=lambda p: {}, execute=lambda p: {"total": p["M"]}, grid=lambda full: [])
+    monkeypatch.setattr(verify.registry, "select", lambda pattern: [fake])
+    rc, _, err = run(capsys, "plot", "toy.halo", "--vary", "N=32..128", "-o", str(tmp_path / "p.png"))
+    assert rc == 0
+    assert err == ("note: the toy.halo check's executor does not accept the model's point (KeyError: 'M'); "
+                   "plotting the formula only\n")
+
+
 def test_plot_legend_names_the_class_and_the_leading_term(capsys, toys, tmp_path, monkeypatch):
     """toy.halo total = 2N + 2⌈N/B⌉ over B <= N: class Θ(N), leading term 2N (by hand); toy.copy's
     total 2N is its own leading term, so it gets no dashed guide."""
