@@ -55,9 +55,11 @@ def test_standalone_document_of_every_model_compiles(pdflatex, tmp_path, capsys)
 
 
 def test_awkward_text_compiles(pdflatex, tmp_path):
-    """Underscores, per cent, dollars, braces, carets, µ, ×, Θ and an unknown character in names and notes."""
+    """Underscores, per cent, dollars, braces, carets, µ, ×, Θ and an unknown character in names and notes;
+    a term too wide for the page (set as wrapped text)."""
     m = Model(name="toy.weird_name%", summary="cost in $ & µs, N×N {braces} ^caret ~tilde #hash 漢",
-              quantities={"t_compute": N / 7, "max_bytes": 3 * N + sp.ceiling(N / 3)}, params=(N,),
+              quantities={"t_compute": N / 7, "max_bytes": 3 * N + sp.ceiling(N / 3),
+                          "too_wide": sp.Mul(*[N + i for i in range(1, 51)])}, params=(N,),
               lower_bounds={"a very long lower bound name: Omega(N^2) with 100% of {it}": N},
               source="Some paper, §2 (≈ 3×)", notes=("NOTE: 50% of it_is here",))
     compile_tex(pdflatex, to_document([m, halo_model()], title="t_i_t_l_e & 100%"), tmp_path)

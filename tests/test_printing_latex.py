@@ -145,3 +145,20 @@ def test_wide_sums_break_between_terms():
     assert block.count(r"&& \text{elements}") == 1
     assert all(f"N^{{{i}}}" in block for i in range(2, 20)) and all(f"d^{{{i}}}" in block for i in range(2, 20))
     assert 21 * 8 > BREAK_AT
+
+
+def test_a_term_too_wide_for_the_page_is_wrapped_ascii_text():
+    """A product of 50 factors (440 text characters, no sum to break) is set as text that wraps in the
+    page's width, break points after each ``*``; a narrow quantity beside it stays math."""
+    from symbolic.model import Model
+    from symbolic.printing.latex import UNBREAKABLE
+
+    wide = sp.Mul(*[N + i for i in range(1, 51)])
+    m = Model(name="toy.long", summary="s", quantities={"reads": wide}, params=(N,))
+    ascii_ = r"*\allowbreak{}".join(f"(N + {i})" for i in range(1, 51))
+    assert len(ascii_.replace(r"\allowbreak{}", "")) == 440 > UNBREAKABLE
+    rows = model_to_latex(m, "align").splitlines()
+    assert rows[2] == r"\intertext{\sloppy reads = {\small\ttfamily " + ascii_ + "} [elements]}"
+    assert rows[3] == r"\intertext{asymptotics of reads (all sizes \textgreater{}= 1):}"
+    assert r"\text{reads} &\sim N^{50}" in model_to_latex(m, "align")
+    assert r"\text{reads} &= \left(N + 1\right)" in model_to_latex(m, "aligned")   # a notebook scrolls

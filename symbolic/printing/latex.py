@@ -94,8 +94,19 @@ def print_latex(expr, **settings) -> None:
 
 
 #: a sum wider than BREAK_AT characters (measured on its one-line text form, a fair proxy for its
-#: printed width) is broken between terms
+#: printed width) is broken between terms; a single term wider than UNBREAKABLE (four lines: the
+#: widest in the toolkit but one is 202, gemm.l2's L2 sum is 4,299) is set as wrapped ASCII text
 BREAK_AT = 90
+UNBREAKABLE = 4 * BREAK_AT
+
+
+def _unbreakable(expr) -> bool:
+    """Is some term of ``expr`` (``expr`` itself when not a sum) too wide for the page as math?"""
+    from .text import to_text
+
+    expr = sp.sympify(expr)
+    terms = TileboundLatexPrinter()._as_ordered_terms(expr) if expr.is_Add else [expr]
+    return any(len(to_text(t)) > UNBREAKABLE for t in terms)
 
 
 def _broken(expr) -> list[str]:
@@ -156,6 +167,11 @@ def _assumptions_tex(assumptions) -> str:
     return ", ".join(f"{to_latex(a)} {RELATIONS.get(r, r)} {to_latex(b)}" for a, r, b in assumptions)
 
 
+def _breakable(tex: str) -> str:
+    r"""Escaped ASCII text with line-break points after each ``*`` and ``,`` as well as at its spaces."""
+    return tex.replace("*", r"*\allowbreak{}").replace(",", r",\allowbreak{}")
+
+
 def model_to_latex(model, environment: str = "align") -> str:
     r"""A model's sections as one ``align`` / ``align*`` / ``aligned`` environment.
 
@@ -182,6 +198,12 @@ def model_to_latex(model, environment: str = "align") -> str:
             if len(ln.label) > LABEL_WIDTH:      # a long name (a bound's citation) on a line of its own
                 rows.append(rf"\intertext{{{escape(ln.label)}:}}" if standalone else "&" + math_text(ln.label + ":"))
                 label = ""
+            if standalone and _unbreakable(ln.expr):   # wrapped text in the page's width, not math off its edge
+                from .text import relation_text, to_text
+                rows.append(rf"\intertext{{\sloppy {escape(ln.label)} {escape(relation_text(ln.relation, unicode=False))} "
+                            rf"{{\small\ttfamily {_breakable(escape(to_text(ln.expr, unicode=False)))}}}"
+                            + (f" [{escape(ln.unit)}]" if ln.unit and ln.unit != "1" else "") + "}")
+                continue
             rel = RELATIONS.get(ln.relation, ln.relation)
             pieces = _broken(ln.expr)
             for k, piece in enumerate(pieces):
