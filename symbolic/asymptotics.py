@@ -80,23 +80,40 @@ def _vec(key, syms):
 
 def _solve_nonneg(rows: Sequence[Sequence[Fraction]], target: Sequence[Fraction]) -> bool:
     """Is ``target`` a non-negative combination of ``rows``?  Exact, by trying linearly independent
-    subsets (sizes are tiny: a handful of symbols and assumptions)."""
+    subsets (sizes are tiny: a handful of symbols and assumptions), solved by Gaussian elimination
+    over :class:`~fractions.Fraction`."""
     n = len(target)
     if all(t == 0 for t in target):
         return True
     for r in range(1, min(n, len(rows)) + 1):
         for subset in combinations(range(len(rows)), r):
-            A = sp.Matrix([[rows[i][j] for i in subset] for j in range(n)])
-            b = sp.Matrix([sp.Rational(t.numerator, t.denominator) for t in target])
-            if A.rank() < r:
-                continue
-            try:
-                sol, params = A.gauss_jordan_solve(b)
-            except ValueError:
-                continue
-            if params.shape[0] == 0 and all(x >= 0 for x in sol):
+            lam = _solve_exact([[rows[i][k] for i in subset] for k in range(n)], list(target))
+            if lam is not None and all(x >= 0 for x in lam):
                 return True
     return False
+
+
+def _solve_exact(A: list, b: list):
+    """The unique solution of ``A x = b`` (``A`` is n x r with full column rank r), or ``None`` when
+    the columns are dependent or the system is inconsistent."""
+    n, r = len(A), len(A[0])
+    M = [list(map(Fraction, row)) + [Fraction(v)] for row, v in zip(A, b)]
+    pivot_row = 0
+    for col in range(r):
+        p = next((i for i in range(pivot_row, n) if M[i][col] != 0), None)
+        if p is None:
+            return None                                  # dependent columns
+        M[pivot_row], M[p] = M[p], M[pivot_row]
+        piv = M[pivot_row][col]
+        M[pivot_row] = [x / piv for x in M[pivot_row]]
+        for i in range(n):
+            if i != pivot_row and M[i][col] != 0:
+                f = M[i][col]
+                M[i] = [x - f * y for x, y in zip(M[i], M[pivot_row])]
+        pivot_row += 1
+    if any(M[i][r] != 0 for i in range(pivot_row, n)):
+        return None                                      # inconsistent
+    return [M[i][r] for i in range(r)]
 
 
 def dominated(t: tuple, u: tuple, syms: Sequence[sp.Symbol], regime: Regime) -> bool:
@@ -119,7 +136,20 @@ def _key(expr) -> tuple:
     return next(iter(m))
 
 
+_ANALYSED: dict = {}
+
+
 def _analyse(expr: sp.Expr, regime: Regime):
+    """(monomials, undominated keys) of ``expr`` over ``regime``; memoised, since the leading term and
+    the Θ class of one quantity share the analysis."""
+    key = (sp.sympify(expr), regime.le, tuple(sorted(dict(regime.subs).items(), key=str)))
+    hit = _ANALYSED.get(key)
+    if hit is None:
+        hit = _ANALYSED[key] = _analyse_uncached(expr, regime)
+    return hit
+
+
+def _analyse_uncached(expr: sp.Expr, regime: Regime):
     e = deceil(sp.sympify(expr).subs(dict(regime.subs)))
     mons = monomials(e)
     syms = sorted({s for k in mons for s, _ in k} | {s for a, b in regime.le for s in (sp.sympify(a) * sp.sympify(b)).free_symbols},
