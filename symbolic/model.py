@@ -100,8 +100,8 @@ class Model:
             if "reads" in forms and "writes" in forms and "total" not in forms:
                 forms["total"] = forms["reads"] + forms["writes"]
             return {k: sp.factor_terms(sp.expand(sp.simplify(sp.sympify(v).doit()))) for k, v in forms.items()}
-        if not self.divisible_subs:
-            return {k: sp.simplify(v) for k, v in self.all_quantities.items()}
+        if not self.divisible_subs:     # no blocks to divide: the quantities as they are
+            return dict(self.all_quantities)
         fwd = dict(self.divisible_subs)
         back = {}
         for s, rep in fwd.items():
@@ -167,14 +167,14 @@ class Model:
                     raise ValueError(f"{name}: must be a number, got {v!r}") from None
                 lo = self.domains.get(s, 0)
                 if v < lo or (s.is_positive and v <= 0):
-                    raise ValueError(f"{name}: must be {'> 0' if s.is_positive else f'>= {lo}'}, got {v}")
+                    raise ValueError(f"{name}: must be {'> 0' if s.is_positive else f'>= {lo}'}, got {point[name]}")
                 out[name] = v
                 continue
             if isinstance(v, bool) or not isinstance(v, (int, np.integer, sp.Integer)):
                 if isinstance(v, float) and v.is_integer():
                     v = int(v)
                 else:
-                    raise ValueError(f"{name}: must be an integer, got {v!r}")
+                    raise ValueError(f"{name}: must be an integer, got {v}")
             v = int(v)
             lo = self.domains.get(s, 1)
             if v < lo:
