@@ -23,11 +23,10 @@ from .model import Model
 from .registry import register
 from .symbols import Bc, Br, M, N, Nk, d, sym
 
-__all__ = ["kernel_counts", "flash_counts", "standard_counts", "paper_block_sizes", "paper_blocks_at", "B", "j",
+__all__ = ["kernel_counts", "flash_counts", "standard_counts", "paper_block_sizes", "paper_blocks_at", "j",
            "FA_SOURCE", "FA2_SOURCE"]
 
 j = sp.Symbol("j", integer=True, nonnegative=True)     # key-block index in the causal sums
-B = sym("B")                                            # common block size (causal divisible form)
 
 FA_SOURCE = "Dao et al. 2022, FlashAttention, arXiv 2205.14135"
 FA2_SOURCE = "Dao 2023, FlashAttention-2, arXiv 2307.08691"
@@ -71,13 +70,14 @@ def flash_counts(kind: str, causal: bool, divisible: bool = False):
     """Reads, writes, FLOPs of FlashAttention ``kind`` in {"fa1", "fa2", "bwd"}.
 
     ``divisible=True`` derives the same loops under the assumption that the blocks divide the sizes
-    (``B_r | N``, ``B_c | N_k``; causal: ``B_r = B_c = B`` and ``N_k = N``, so ``I_j = j``).
+    (``B_r | N``, ``B_c | N_k``; causal: ``B_c = B_r`` and ``N_k = N``, so ``I_j = j``; the form is
+    then written in ``B_r``, one of the model's own parameters).
     """
     if divisible and causal:
-        n, nk, br, bc = N, N, B, B
-        Tr, Tc = N / B, N / B
-        first = j                                   # I_j = floor(j B / B) = j
-        width = B
+        n, nk, br, bc = N, N, Br, Br
+        Tr, Tc = N / Br, N / Br
+        first = j                                   # I_j = floor(j B_r / B_r) = j
+        width = Br
     else:
         n, nk, br, bc = N, Nk, Br, Bc
         Tr, Tc = (N / Br, Nk / Bc) if divisible else (_TR, _TC)
@@ -139,7 +139,7 @@ _PROP3 = "Proposition 3: Omega(N^2 d^2 / M) for every exact algorithm, all M in 
 
 
 def _divisible_note(causal: bool) -> str:
-    return ("B_r = B_c = B divides N = N_k" if causal else "B_r divides N and B_c divides N_k")
+    return ("B_c = B_r divides N = N_k" if causal else "B_r divides N and B_c divides N_k")
 
 
 def _flash_model(name, kind, causal, summary, source):
@@ -147,7 +147,7 @@ def _flash_model(name, kind, causal, summary, source):
     return Model(
         name=name, summary=summary, quantities=q, params=(N, Nk, d, Br, Bc),
         divisible_forms=flash_counts(kind, causal, divisible=True), divisible_note=_divisible_note(causal),
-        regime=(Regime("B <= N (divisible form: B_r = B_c = B, N_k = N)", le=((B, N),)) if causal
+        regime=(Regime("B_r <= N (divisible form: B_c = B_r, N_k = N)", le=((Br, N),)) if causal
                 else Regime("B_r <= N, B_c <= N_k", le=((Br, N), (Bc, Nk)))),
         asymptotics_from_divisible=causal,
         lower_bounds=_BWD_LB if kind == "bwd" else _FWD_LB,

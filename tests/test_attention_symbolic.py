@@ -7,10 +7,12 @@ import pytest
 import sympy as sp
 
 from symbolic import registry
-from symbolic.attention import B, paper_block_sizes, paper_blocks_at
+from symbolic.attention import paper_block_sizes, paper_blocks_at
 from symbolic.evaluate import exact
 from symbolic.roofline import roofline
 from symbolic.symbols import Bc, Br, M, N, Nk, d
+
+B = Br   # the causal divisible forms are written in B_r (B_c = B_r)
 
 
 def q(name, key):
@@ -42,7 +44,7 @@ def test_standard_matches_reference_text(name, key, hand):
     ("attention.flash.bwd", "reads", 2 * N * d + 2 * Nk * d + (Nk / Bc) * N * (3 * d + 2)),
     ("attention.flash.bwd", "writes", N + N * d + (Nk / Bc) * N * d + 2 * Nk * d),
     ("attention.flash.bwd", "flops", 10 * N * Nk * d),
-    # causal, B_r = B_c = B | N = N_k: key block j is met by T - j query blocks (T = N/B):
+    # causal, B_c = B_r = B | N = N_k: key block j is met by T - j query blocks (T = N/B):
     # fa2 reads N d + 2 d B sum_{j<T} (T - j) = N d + d B T (T + 1)
     ("attention.fa2.fwd.causal", "reads", N * d + d * N * (N / B + 1)),
     # flops 4 d B sum_j B (T - j) = 2 d N (N + B)
