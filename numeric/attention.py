@@ -37,6 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._args import count as _positive_int
 from .memory import GlobalMemory, Phantom, Tally, is_phantom
 
 __all__ = [
@@ -62,14 +63,6 @@ class Backward(NamedTuple):
 
 
 # ------------------------------------------------------------------------------------- validation
-def _positive_int(name, v):
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        raise ValueError(f"{name}: must be a positive integer, got {v!r}")
-    if v < 1:
-        raise ValueError(f"{name}: must be >= 1, got {v}")
-    return int(v)
-
-
 def _shapes(Q, K, V, causal):
     qs, ks, vs = (tuple(np.shape(x)) if not isinstance(x, tuple) else x for x in (Q, K, V))
     for name, s in (("Q", qs), ("K", ks), ("V", vs)):

@@ -24,7 +24,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from ._sim_args import count
+from ._args import count
 from .blas import single_threaded_blas
 from .memory import GlobalMemory
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from ._sim_args import count
+from ._args import count
 from .gemm import run_gemm
 
 __all__ = ["LRUCache", "L2Result", "simulate_l2"]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._sim_args import count, nonnegative, positive
+from ._args import count, nonnegative, positive
 from .pipeline import draw_latencies
 
 __all__ = ["LittleRun", "simulate_requests"]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._sim_args import count, positive
+from ._args import count, positive
 
 __all__ = ["PingPongRun", "simulate_pingpong"]
 

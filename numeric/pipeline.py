@@ -29,7 +29,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ._sim_args import count, nonnegative, positive
+from ._args import count, nonnegative, positive
 
 __all__ = ["PipelineRun", "simulate", "draw_latencies"]
 

@@ -1,4 +1,4 @@
-"""Argument checks shared by the latency simulators: a ``ValueError`` whose message starts with the parameter."""
+"""Argument checks shared by the executors and simulators: a ``ValueError`` whose message starts with the parameter."""
 
 from __future__ import annotations
 
