@@ -1,7 +1,7 @@
 """The model object: one algorithm's costs as exact SymPy expressions, plus what is derived from them.
 
 A :class:`Model` holds *quantities* (name -> expression, e.g. ``reads``, ``writes``, ``flops`` for an
-IO model; ``makespan``, ``busy`` for a latency model), the symbols it depends on with their domains,
+IO model; ``makespan``, ``busy`` for a latency model), its parameters (:class:`~symbolic.params.Param`),
 and the assumptions for its derived forms.  Everything else is computed from the quantities, lazily:
 
 * ``divisible()`` - the form when blocks divide the sizes (SymPy substitutes ``N = B_r t`` etc. and
@@ -23,12 +23,13 @@ from typing import Callable, Mapping, Optional
 import numpy as np
 import sympy as sp
 
+from base.errors import BadInput
+
 from .asymptotics import UNRESTRICTED, Regime, leading_term, theta
 from .evaluate import compile_exact, compile_grid
+from .params import Param
 
-__all__ = ["Model", "IO_QUANTITIES"]
-
-IO_QUANTITIES = ("reads", "writes", "flops")
+__all__ = ["Model"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,10 +37,10 @@ class Model:
     """A cost model.
 
     ``quantities`` is ordered; an IO model has ``reads``/``writes`` (elements) and ``flops``, and
-    gains a derived ``total = reads + writes``.  ``params`` lists the free symbols in display order
-    with ``domains`` giving each one's least value (default 1).  ``divisible_subs`` states the
-    divisibility assumption as substitutions ``{N: B_r*t_r, ...}`` with fresh positive-integer
-    symbols; ``regime`` the asymptotic assumptions; ``lower_bounds`` named expressions (exact
+    gains a derived ``total = reads + writes``.  ``params`` lists the model's own :class:`~symbolic.params.Param`
+    objects in display order (each carries its name, least value, LaTeX form and meaning).
+    ``divisible_subs`` states the divisibility assumption as substitutions ``{N: B_r*t_r, ...}`` with
+    fresh positive-integer ``sympy.Dummy`` symbols; ``regime`` the asymptotic assumptions; ``lower_bounds`` named expressions (exact
     counts, or Ω classes whose constant is unknown - say which in the name).  A family may instead
     give ``divisible_forms`` it derived from the loop structure under the assumption stated in
     ``divisible_note`` (for causal sums, where substitution alone cannot drop the ``Min``).
@@ -50,7 +51,6 @@ class Model:
     quantities: Mapping[str, sp.Expr]
     params: tuple
     units: Mapping[str, str] = field(default_factory=dict)
-    domains: Mapping[sp.Symbol, int] = field(default_factory=dict)
     divisible_subs: Mapping[sp.Symbol, sp.Expr] = field(default_factory=dict)
     divisible_forms: Mapping[str, sp.Expr] = field(default_factory=dict)
     divisible_note: str = ""
@@ -145,41 +145,39 @@ class Model:
     def _compiled(self):
         return {k: compile_exact(v, self.params) for k, v in self.all_quantities.items()}
 
-    def check_point(self, point: Mapping[str, object]) -> dict[str, int]:
-        """Validate a point: every parameter present, an integer >= its domain's least value.
-        Raises ``ValueError`` naming the parameter."""
-        names = {p.name: p for p in self.params}
-        unknown = [k for k in point if k not in names]
-        if unknown:
-            raise ValueError(f"{unknown[0]}: not a parameter of {self.name} (parameters: {', '.join(names)})")
+    def __post_init__(self):
+        bad = [p for p in self.params if not isinstance(p, Param)]
+        if bad:
+            raise TypeError(f"{self.name}: parameters must be symbolic.params.Param objects, got {bad[0]!r}")
+        names = [p.name for p in self.params]
+        if len(set(names)) != len(names):
+            raise TypeError(f"{self.name}: two parameters share a name in {names}")
+        free = set().union(*(sp.sympify(v).free_symbols for v in self.quantities.values()))
+        stray = sorted(str(s) for s in free - set(self.params) if not isinstance(s, sp.Dummy))
+        if stray:
+            raise TypeError(f"{self.name}: quantities use symbols that are not its parameters: {', '.join(stray)}")
+
+    def param(self, name: str) -> Param:
+        """The parameter called ``name``; :class:`BadInput` naming it (with the nearest names) otherwise."""
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise BadInput(name, f"not a parameter of {self.name}{_nearest(name, [p.name for p in self.params])}")
+
+    def check_point(self, point: Mapping[str, object]) -> dict:
+        """Validate a point: every parameter present (or defaulted), each value checked by its
+        :class:`~symbolic.params.Param` (an int ``>= least``; a real > 0 as an exact Fraction).
+        Raises :class:`~base.errors.BadInput` naming the parameter."""
+        for k in point:
+            self.param(k)
         out = {}
-        for name, s in names.items():
-            if name not in point:
-                if name in self.defaults:
-                    out[name] = self.defaults[name]
-                    continue
-                raise ValueError(f"{name}: value missing for {self.name}")
-            v = point[name]
-            if s.is_integer is False or (s.is_integer is None):   # a real parameter (times, rates)
-                try:
-                    v = Fraction(v) if not isinstance(v, sp.Rational) else Fraction(int(v.p), int(v.q))
-                except (TypeError, ValueError):
-                    raise ValueError(f"{name}: must be a number, got {v!r}") from None
-                lo = self.domains.get(s, 0)
-                if v < lo or (s.is_positive and v <= 0):
-                    raise ValueError(f"{name}: must be {'> 0' if s.is_positive else f'>= {lo}'}, got {point[name]}")
-                out[name] = v
-                continue
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer, sp.Integer)):
-                if isinstance(v, float) and v.is_integer():
-                    v = int(v)
-                else:
-                    raise ValueError(f"{name}: must be an integer, got {v}")
-            v = int(v)
-            lo = self.domains.get(s, 1)
-            if v < lo:
-                raise ValueError(f"{name}: must be >= {lo}, got {v}")
-            out[name] = v
+        for p in self.params:
+            if p.name in point:
+                out[p.name] = p.check(point[p.name])
+            elif p.name in self.defaults:
+                out[p.name] = p.check(self.defaults[p.name])
+            else:
+                raise BadInput(p.name, f"value missing for {self.name}")
         if self.validate is not None:
             self.validate(out)
         return out
@@ -197,9 +195,8 @@ class Model:
         """Vectorised exact evaluation over broadcast arrays (missing parameters take their defaults);
         returns an object array of Python ints/Fractions.  Every point is validated first."""
         names = [p.name for p in self.params]
-        unknown = [k for k in arrays if k not in names]
-        if unknown:
-            raise ValueError(f"{unknown[0]}: not a parameter of {self.name} (parameters: {', '.join(names)})")
+        for k in arrays:
+            self.param(k)
         cols = np.broadcast_arrays(*[np.asarray(arrays.get(n, self.defaults.get(n)), dtype=object) for n in names])
         for idx in np.ndindex(cols[0].shape):
             self.check_point({n: c[idx] for n, c in zip(names, cols)})
@@ -211,10 +208,6 @@ class Model:
     def _grid(self):
         return {k: compile_grid(v, self.params) for k, v in self.all_quantities.items()}
 
-    def lambdify(self, quantity: str):
-        """Fast floating-point evaluation for plots (NumPy); never used for counts."""
-        return sp.lambdify([p for p in self.params], self[quantity], modules="numpy")
-
     # ----------------------------------------------------------------- display
     def _repr_latex_(self) -> str:
         from .printing.latex import model_to_latex  # printers sit at the edge
@@ -222,3 +215,9 @@ class Model:
 
     def __repr__(self) -> str:
         return f"Model({self.name!r})"
+
+
+def _nearest(name: str, known) -> str:
+    import difflib
+    near = difflib.get_close_matches(name, list(known), n=3, cutoff=0.5)
+    return f"; did you mean {', '.join(near)}?" if near else f" (parameters: {', '.join(known)})"

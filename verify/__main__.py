@@ -26,12 +26,15 @@ def main(argv=None) -> int:
     p.add_argument("--list", action="store_true", help="list the checks and exit")
     args = p.parse_args(argv)
 
+    from base.errors import BadInput
+
     from .core import run_check
     from .registry import select
 
-    checks = select(args.model)
-    if not checks:
-        sys.stderr.write(f"verify: --model {args.model!r} matches no check\n")
+    try:
+        checks = select(args.model)
+    except BadInput as exc:
+        sys.stderr.write(f"verify: {exc}\n")
         return 2
     if args.list:
         for c in checks:

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Optional, Sequence
 
-__all__ = ["Check", "Report", "Failure", "run_check", "assert_agree", "exact_equal", "rel_close", "hypothesis_available"]
+__all__ = ["Check", "Property", "Report", "Failure", "run_check", "assert_agree", "exact_equal", "rel_close", "hypothesis_available"]
 
 Point = Mapping[str, object]
 Values = Mapping[str, object]
@@ -51,30 +51,73 @@ def rel_close(rtol: float) -> Callable[[Values, Values], Optional[str]]:
 
 @dataclass(frozen=True)
 class Check:
-    """One model checked against one executor.
+    """One model checked against one executor, at points named by the model's own parameters.
 
+    ``model`` is the model object (a :class:`~symbolic.registry.ModelRef` or a
+    :class:`~symbolic.model.Model`); the formula side is ``model.evaluate`` of ``quantities``, so a
+    check never restates a formula.  ``execute(point) -> {quantity: value}`` runs the executor.
     ``grid(full)`` yields the pinned points (edge cases first); ``strategy`` (optional) is a
     hypothesis strategy of points, or a zero-argument function building one (so hypothesis is
     imported only when a sweep draws), drawn ``draws`` times (``draws_full`` with ``--full``).
-    ``size(point)`` is the figure reported as "largest size" (default: the point's largest value).
+    A point's keys are the model's parameter names, plus the executor-only keys declared in
+    ``extra`` (an L2 capacity, a seed), which the formula does not see.  ``name`` defaults to the
+    model's; a second check of one model names itself (``gemm.l2.fits``).
     """
 
-    name: str
-    formula: Callable[[Point], Values]
+    model: object
     execute: Callable[[Point], Values]
     grid: Callable[[bool], Iterable[Point]]
+    quantities: Sequence[str] = ("reads", "writes", "flops")
+    name: str = ""
     strategy: object = None
     draws: int = 40
     draws_full: int = 400
     compare: Callable[[Values, Values], Optional[str]] = exact_equal
     size: Optional[Callable[[Point], int]] = None
+    extra: Sequence[str] = ()
+    description: str = ""
+
+    def __post_init__(self):
+        if not self.name:
+            object.__setattr__(self, "name", self.model.name)
+        if isinstance(self.quantities, str):
+            raise TypeError(f"{self.name}: quantities is a sequence of names, got the string {self.quantities!r}")
+
+    def formula(self, point: Point) -> dict:
+        """The model's exact values at ``point`` (its ``extra`` keys dropped)."""
+        pt = {k: v for k, v in point.items() if k not in self.extra}
+        return {q: self.model.evaluate(q, **pt) for q in self.quantities}
+
+    def size_of(self, point: Point) -> int:
+        return _size_of(self.size, point)
+
+
+@dataclass(frozen=True)
+class Property:
+    """A claim that is not an equality of counts: an inequality (a bound), or a statistical
+    property over seeds (jitter).  ``holds(point)`` returns ``None`` when the claim holds and a
+    message saying what broke otherwise.  ``model`` names the model whose claim it tests (``None``
+    for a claim about a simulator alone)."""
+
+    name: str
+    holds: Callable[[Point], Optional[str]]
+    grid: Callable[[bool], Iterable[Point]]
+    model: object = None
+    strategy: object = None
+    draws: int = 40
+    draws_full: int = 400
+    size: Optional[Callable[[Point], int]] = None
     description: str = ""
 
     def size_of(self, point: Point) -> int:
-        if self.size is not None:
-            return self.size(point)
-        nums = [v for v in point.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
-        return max(nums) if nums else 0
+        return _size_of(self.size, point)
+
+
+def _size_of(size, point: Point) -> int:
+    if size is not None:
+        return size(point)
+    nums = [v for v in point.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    return max(nums) if nums else 0
 
 
 @dataclass(frozen=True)
@@ -107,17 +150,31 @@ class Report:
 def _one(check: Check, point: Point, report: Report) -> bool:
     report.points += 1
     report.largest = max(report.largest, check.size_of(point))
+    f, e = {}, {}
     try:
-        f = check.formula(point)
-        e = check.execute(point)
-        msg = check.compare(f, e)
+        if isinstance(check, Property):
+            msg = check.holds(point)
+        else:
+            f = check.formula(point)
+            e = check.execute(point)
+            msg = _values_error("executor", e) or check.compare(f, e)
     except Exception as exc:  # an exception at a point is a disagreement, reported with the point
         f, e, msg = {}, {}, f"{type(exc).__name__}: {exc}"
     if msg is None:
         report.agreed += 1
         return True
-    report.failures.append(Failure(dict(point), dict(f), dict(e), msg))
+    report.failures.append(Failure(dict(point), dict(f) if isinstance(f, Mapping) else {},
+                                   dict(e) if isinstance(e, Mapping) else {}, msg))
     return False
+
+
+def _values_error(who: str, values) -> Optional[str]:
+    """The ``{quantity: value}`` contract: a non-empty mapping."""
+    if not isinstance(values, Mapping):
+        return f"the {who} must return a mapping {{quantity: value}}, got {type(values).__name__}"
+    if not values:
+        return f"the {who} returned no quantities (an empty mapping); it must return {{quantity: value}}"
+    return None
 
 
 def hypothesis_available() -> bool:
@@ -173,13 +230,47 @@ def run_check(check: Check, full: bool = False, seed: int = 0, use_hypothesis: b
     return report
 
 
+@dataclass(frozen=True)
+class _UserCheck:
+    """:func:`assert_agree`'s pairing of two plain callables (no model object)."""
+
+    formula: Callable[[Point], Values]
+    execute: Callable[[Point], Values]
+    grid: Callable[[bool], Iterable[Point]]
+    compare: Callable[[Values, Values], Optional[str]] = exact_equal
+    name: str = "user"
+    strategy: object = None
+    size: Optional[Callable[[Point], int]] = None
+
+    def size_of(self, point: Point) -> int:
+        return _size_of(self.size, point)
+
+
 def assert_agree(formula: Callable[[Point], Values], execute: Callable[[Point], Values],
                  points: Iterable[Point], compare: Callable = exact_equal) -> int:
     """For a user's pytest: raise ``AssertionError`` (smallest failing point, both values) unless the
-    formula and the executor agree at every point.  Returns the number of points checked."""
-    check = Check("user", formula, execute, lambda full: list(points), compare=compare)
+    formula and the executor agree at every point.  Both callables take a point (a mapping of
+    parameter names to values) and return a non-empty mapping ``{quantity: value}``; every quantity
+    the formula returns must be among the executor's and equal to it.  Returns the number of points
+    checked.  ``BadInput`` for no points."""
+    from base.errors import BadInput
+    pts = list(points)
+    if not pts:
+        raise BadInput("points", "no points to check; give at least one mapping {parameter: value}")
+    bad = [p for p in pts if not isinstance(p, Mapping)]
+    if bad:
+        raise BadInput("points", f"each point is a mapping {{parameter: value}}, got {bad[0]!r}")
+
+    def checked_formula(point):
+        v = formula(point)
+        msg = _values_error("formula", v)
+        if msg:
+            raise TypeError(msg)
+        return v
+
+    check = _UserCheck(checked_formula, execute, lambda full: pts, compare=compare)
     rep = run_check(check, use_hypothesis=False)
-    bad = rep.smallest_failure()
-    if bad is not None:
-        raise AssertionError(f"{rep.failed} of {rep.points} points disagree; smallest {bad.point}: {bad.message}")
+    worst = rep.smallest_failure()
+    if worst is not None:
+        raise AssertionError(f"{rep.failed} of {rep.points} points disagree; smallest {worst.point}: {worst.message}")
     return rep.points

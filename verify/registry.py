@@ -1,30 +1,58 @@
-"""All checks by name.  Each family module defines ``checks() -> list[Check]``."""
+"""Every check, found by discovery: no list to edit.
+
+A *check module* binds :class:`~verify.core.Check` and :class:`~verify.core.Property` objects at
+its top level (alone, or in a top-level list or tuple).  The registry imports every module of the
+package :mod:`verify.checks` and every module named by an entry point of the group
+``tilebound.checks``; a module that fails to import is an error that names it.  The models come from
+:mod:`symbolic.registry` the same way, so a course's package adds both with no edit here.
+"""
 
 from __future__ import annotations
 
 import fnmatch
-import importlib
+from functools import lru_cache
 
-__all__ = ["all_checks", "select", "FAMILIES"]
+from base.errors import BadInput
+from symbolic.registry import discover
 
-FAMILIES = ("verify.attention", "verify.latency", "verify.gemm")
+from .core import Check, Property
+
+__all__ = ["all_checks", "select", "checks_of", "ENTRY_POINT_GROUP", "PACKAGE"]
+
+ENTRY_POINT_GROUP = "tilebound.checks"
+PACKAGE = "verify.checks"
 
 
-def all_checks():
-    out = []
-    for mod in FAMILIES:
-        try:
-            m = importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name == mod:
-                continue  # family not written yet
-            raise
-        out.extend(m.checks())
-    return out
+
+@lru_cache(maxsize=None)
+def _found() -> dict:
+    return discover(PACKAGE, ENTRY_POINT_GROUP, (Check, Property), "check")
+
+
+def all_checks() -> list:
+    return list(_found().values())
+
+
+def checks_of(model_name: str) -> list:
+    """The checks and properties bound to the model called ``model_name``."""
+    return [c for c in all_checks() if c.model is not None and c.model.name == model_name]
 
 
 def select(pattern: str | None):
+    """Checks whose name equals ``pattern``, matches it as a glob, or starts with it as a family
+    (``attention.fa1`` -> ``attention.fa1.*``); all for ``None``.  :class:`BadInput` when none does."""
     checks = all_checks()
     if not pattern:
         return checks
-    return [c for c in checks if fnmatch.fnmatch(c.name, pattern) or pattern in c.name]
+    exact = [c for c in checks if c.name == pattern]
+    if exact:
+        return exact
+    if any(ch in pattern for ch in "*?["):
+        hits = [c for c in checks if fnmatch.fnmatchcase(c.name, pattern)]
+    else:
+        hits = [c for c in checks if c.name.startswith(pattern.rstrip(".") + ".")]
+    if not hits:
+        import difflib
+        near = difflib.get_close_matches(pattern, [c.name for c in checks], n=3, cutoff=0.3)
+        raise BadInput("model", f"no check matches {pattern!r}" + (f"; did you mean {', '.join(near)}?" if near else ""))
+    return hits

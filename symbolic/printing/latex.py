@@ -2,7 +2,7 @@ r"""LaTeX for cost expressions and models: ``\left\lceil \frac{N}{B_c} \right\rc
 
 :class:`TileboundLatexPrinter` subclasses SymPy's ``LatexPrinter`` and overrides only what the
 project's notation needs (``_print_ceiling``, ``_print_floor``, ``_print_Theta``, ``_print_Omega``,
-named symbols from :data:`symbolic.symbols.LATEX_NAMES`); every option is declared in
+a parameter's own LaTeX form, :attr:`symbolic.params.Param.latex`); every option is declared in
 ``_default_settings`` and an unknown one raises ``TypeError``.  ``to_latex`` returns a string,
 ``print_latex`` prints it, ``model_to_latex`` renders a model's sections as an ``align`` (or
 ``align*`` / ``aligned``) environment, and :func:`escape` makes any text safe for pdfLaTeX.
@@ -15,7 +15,7 @@ from types import MappingProxyType
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
-from ..symbols import LATEX_NAMES
+from ..params import Param
 
 __all__ = ["TileboundLatexPrinter", "to_latex", "print_latex", "model_to_latex", "escape", "math_text", "ENVIRONMENTS"]
 
@@ -65,8 +65,8 @@ class TileboundLatexPrinter(LatexPrinter):
     _default_settings = dict(LatexPrinter._default_settings)
 
     def _print_Symbol(self, expr, style="plain"):
-        if expr in LATEX_NAMES:
-            return LATEX_NAMES[expr]
+        if isinstance(expr, Param):
+            return expr.latex
         return super()._print_Symbol(expr, style=style)
 
     def _print_ceiling(self, expr, exp=None):

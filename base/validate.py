@@ -1,0 +1,121 @@
+"""The one validator: every parameter of every layer is checked here, and refused with
+:class:`~base.errors.BadInput` naming it.
+
+Integer parameters (sizes, blocks, counts) take Python ints, NumPy integers, SymPy Integers, and
+``Fraction``\\ s with denominator 1.  A float is taken only when it is integral *and* exact, i.e. its
+magnitude is below 2**53, where every integer is a float: ``256.0`` is 256, but ``1e30`` is refused,
+because the float's binary value (1000000000000000019884624838656) is not what was meant.  ``bool`` is
+never a number here.
+
+Real parameters (times, rates) take the same, plus any finite float (as its exact binary value)
+and exact rationals; ``inf``, ``nan``, strings and complex numbers are refused.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from numbers import Integral, Rational, Real
+from typing import Optional
+
+from .errors import BadInput
+
+__all__ = ["integer", "real", "positive_int", "time", "real_array", "FLOAT_EXACT_LIMIT"]
+
+#: beyond this magnitude a float no longer holds every integer exactly
+FLOAT_EXACT_LIMIT = 2 ** 53
+
+
+def _is_sympy_number(value) -> bool:
+    return type(value).__module__.startswith("sympy") and getattr(value, "is_Number", False)
+
+
+def integer(name: str, value, least: Optional[int] = 1, most: Optional[int] = None) -> int:
+    """``value`` as a Python int in ``[least, most]`` (either end may be ``None``)."""
+    if isinstance(value, bool):
+        raise BadInput(name, f"must be an integer, got {value!r}")
+    if isinstance(value, Integral):
+        v = int(value)
+    elif _is_sympy_number(value) and value.is_Integer:
+        v = int(value)
+    elif isinstance(value, Fraction) and value.denominator == 1:
+        v = int(value)
+    elif isinstance(value, float):
+        if not math.isfinite(value) or not value.is_integer():
+            raise BadInput(name, f"must be an integer, got {value!r}")
+        if abs(value) >= FLOAT_EXACT_LIMIT:
+            raise BadInput(name, f"the float {value!r} is not exact beyond 2**53; give an int "
+                                 f"(e.g. 10**30, not 1e30)")
+        v = int(value)
+    elif isinstance(value, Real) and not isinstance(value, Rational) and hasattr(value, "is_integer") \
+            and value.is_integer() and math.isfinite(float(value)) and abs(float(value)) < FLOAT_EXACT_LIMIT:
+        v = int(value)                       # NumPy floats
+    else:
+        raise BadInput(name, f"must be an integer, got {value!r}")
+    if least is not None and v < least:
+        raise BadInput(name, f"must be >= {least}, got {v}")
+    if most is not None and v > most:
+        raise BadInput(name, f"must be <= {most}, got {v}")
+    return v
+
+
+def positive_int(name: str, value) -> int:
+    """An integer >= 1 (:func:`integer` with ``least=1``)."""
+    return integer(name, value, 1)
+
+
+def real(name: str, value, least=0, strict: bool = True) -> Fraction:
+    """``value`` as an exact ``Fraction``, finite, ``> least`` (``>= least`` when not ``strict``)."""
+    if isinstance(value, bool) or isinstance(value, (str, bytes, complex)):
+        raise BadInput(name, f"must be a real number, got {value!r}")
+    if _is_sympy_number(value):
+        if not (value.is_Rational):
+            if value.is_finite and value.is_real:
+                raise BadInput(name, f"must be an exact rational or a float, got {value}")
+            raise BadInput(name, f"must be finite, got {value}")
+        v = Fraction(int(value.p), int(value.q))
+    elif isinstance(value, (Integral, Fraction)):
+        v = Fraction(value)
+    elif isinstance(value, Real):
+        f = float(value)
+        if not math.isfinite(f):
+            raise BadInput(name, f"must be finite, got {value!r}")
+        v = Fraction(f)
+    else:
+        raise BadInput(name, f"must be a real number, got {value!r}")
+    if least is not None:
+        if strict and not v > least:
+            raise BadInput(name, f"must be > {least}, got {_show(v)}")
+        if not strict and v < least:
+            raise BadInput(name, f"must be >= {least}, got {_show(v)}")
+    return v
+
+
+def _show(v: Fraction) -> str:
+    return str(v.numerator) if v.denominator == 1 else f"{float(v):g}"
+
+
+def time(name: str, value, least: float = 0.0, strict: bool = True) -> float:
+    """A finite float ``> least`` (``>= least`` when not ``strict``): the simulators' durations,
+    rates and byte sizes, which are measured quantities rather than counts."""
+    if isinstance(value, bool) or isinstance(value, (str, bytes, complex)) or not isinstance(value, Real):
+        raise BadInput(name, f"must be a real number, got {value!r}")
+    try:
+        v = float(value)
+    except OverflowError:
+        raise BadInput(name, f"must be finite, got {value!r}") from None
+    if not math.isfinite(v):
+        raise BadInput(name, f"must be finite, got {value!r}")
+    if (strict and not v > least) or (not strict and v < least):
+        raise BadInput(name, f"must be {'>' if strict else '>='} {least:g}, got {value!r}")
+    return v
+
+
+def real_array(name: str, array):
+    """``array`` as a NumPy float or integer array; complex, object, string and boolean arrays are
+    refused (a complex input would lose its imaginary part with only a warning)."""
+    import numpy as np
+    a = np.asarray(array)
+    if a.dtype.kind not in "fiu":
+        raise BadInput(name, f"must be a real (float or integer) array, got dtype {a.dtype}")
+    return a
