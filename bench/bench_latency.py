@@ -31,7 +31,7 @@ def main(argv=None) -> int:
     from numeric.littles import simulate_requests
     from numeric.pingpong import simulate_pingpong
     from numeric.pipeline import simulate
-    from symbolic.registry import get
+    from symbolic.models.latency import pipeline
 
     n = args.tiles
     cases = [
@@ -53,7 +53,7 @@ def main(argv=None) -> int:
     t = best(lambda: simulate_pingpong(pp_n, 2.0, 1.0, 2), args.repeat)
     rows.append(["ping-pong event heap (2 warpgroups)", f"{pp_n:,}", f"{t:.3f}", f"{pp_n / t:,.0f}",
                  f"{(base / n) / (t / pp_n):.2f}"])
-    model = get("latency.pipeline")
+    model = pipeline.model
     pt = dict(n=n, S=4, L=Fraction(700), t_x=Fraction(280), t_c=Fraction(280))
     model.evaluate("makespan", **pt)                                  # compile once
     t = best(lambda: [model.evaluate("makespan", **pt) for _ in range(1000)], args.repeat) / 1000

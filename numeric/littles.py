@@ -9,8 +9,9 @@ its issue to its completion.
 
 The run measures the time-average of the bytes in flight over ``[0, end]`` (``end`` = the last
 completion, so the window starts and ends empty) by sorting the issue and completion events and
-integrating the step function - not from any formula.  Little's law (Little 1961; ``shared/REFERENCE.md``
-§5) predicts bandwidth x mean latency; :mod:`verify.latency` states how close a run of ``n`` must come.
+integrating the step function - not from any formula.  Little's law (Little 1961, "A proof for the
+queuing formula L = lambda W", Operations Research 9(3); ``docs/conventions.md`` §5) predicts bandwidth x
+mean latency; :mod:`verify.checks.latency` states how close a run of ``n`` must come.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._args import count, nonnegative, positive
+from base import validate
+
 from .pipeline import draw_latencies
 
 __all__ = ["LittleRun", "simulate_requests"]
@@ -53,13 +55,14 @@ def simulate_requests(n: int, request_bytes: float, bandwidth: float, latency: f
                       seed=0) -> LittleRun:
     """Issue ``n`` requests at the bandwidth-limited rate and measure the bytes in flight.
 
-    ``ValueError`` naming the parameter for ``n < 1``, a size, bandwidth or latency <= 0, ``jitter < 0``.
+    :class:`~base.errors.BadInput` (a ``ValueError``) naming the parameter for ``n < 1``, a size,
+    bandwidth or latency <= 0, ``jitter < 0``.
     """
-    n = count("n", n)
-    request_bytes = positive("request_bytes", request_bytes)
-    bandwidth = positive("bandwidth", bandwidth)
-    latency = positive("latency", latency)
-    jitter = nonnegative("jitter", jitter)
+    n = validate.integer("n", n)
+    request_bytes = validate.time("request_bytes", request_bytes)
+    bandwidth = validate.time("bandwidth", bandwidth)
+    latency = validate.time("latency", latency)
+    jitter = validate.time("jitter", jitter, strict=False)
 
     issue = np.arange(n, dtype=float) * (request_bytes / bandwidth)
     complete = issue + draw_latencies(n, latency, jitter, seed)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._args import count, positive
+from base import validate
 
 __all__ = ["PingPongRun", "simulate_pingpong"]
 
@@ -48,11 +48,12 @@ class PingPongRun:
 
 
 def simulate_pingpong(n_tiles: int, t_mma: float, t_exp: float, warpgroups: int = 2) -> PingPongRun:
-    """Simulate ``n_tiles`` tiles; ``ValueError`` naming the parameter for a count < 1 or a time <= 0."""
-    n_tiles = count("n_tiles", n_tiles)
-    warpgroups = count("warpgroups", warpgroups)
-    t_mma = positive("t_mma", t_mma)
-    t_exp = positive("t_exp", t_exp)
+    """Simulate ``n_tiles`` tiles; :class:`~base.errors.BadInput` (a ``ValueError``) naming the parameter
+    for a count < 1 or a time <= 0."""
+    n_tiles = validate.integer("n_tiles", n_tiles)
+    warpgroups = validate.integer("warpgroups", warpgroups)
+    t_mma = validate.time("t_mma", t_mma)
+    t_exp = validate.time("t_exp", t_exp)
 
     mma_start = np.full(n_tiles, np.nan)
     exp_start = np.full(n_tiles, np.nan)

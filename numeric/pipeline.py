@@ -19,7 +19,7 @@ tile at a time in ``t_comp`` seconds.  Tiles ``0 .. n-1`` go through it in order
 The run reports the makespan (the last compute's end, from time 0), the busy fraction
 ``n t_comp / makespan``, every tile's event times, and the bytes in flight over time (a tile counts
 from issue until it has fully arrived).  Plain floats in, plain floats out; no formula is used here.
-The machine is the one of ``shared/REFERENCE.md`` §5 (software pipelining with ``S`` buffers).
+The machine is the one of ``docs/conventions.md`` §5 (software pipelining with ``S`` buffers).
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from functools import cached_property
 
 import numpy as np
 
-from ._args import count, nonnegative, positive
+from base import validate
+from base.errors import BadInput
 
 __all__ = ["PipelineRun", "simulate", "draw_latencies"]
 
@@ -108,18 +109,19 @@ def simulate(n: int, t_comp: float, t_x: float, latency: float, stages: int, *, 
              jitter: float = 0.0, seed=0, tile_bytes: float = 1.0) -> PipelineRun:
     """Run the loop for ``n`` tiles (see the module docstring for the machine).
 
-    ``ValueError`` naming the parameter for ``n < 1``, ``stages < 1``, a time <= 0 or ``jitter < 0``.
+    :class:`~base.errors.BadInput` (a ``ValueError``) naming the parameter for ``n < 1``, ``stages < 1``,
+    a time <= 0, ``jitter < 0`` or an ``issue_ahead`` that is not a bool.
     About 0.5 us per tile (a tight loop over Python floats).
     """
-    n = count("n", n)
-    stages = count("stages", stages)
-    t_comp = positive("t_comp", t_comp)
-    t_x = positive("t_x", t_x)
-    latency = positive("latency", latency)
-    jitter = nonnegative("jitter", jitter)
-    tile_bytes = positive("tile_bytes", tile_bytes)
+    n = validate.integer("n", n)
+    stages = validate.integer("stages", stages)
+    t_comp = validate.time("t_comp", t_comp)
+    t_x = validate.time("t_x", t_x)
+    latency = validate.time("latency", latency)
+    jitter = validate.time("jitter", jitter, strict=False)
+    tile_bytes = validate.time("tile_bytes", tile_bytes)
     if not isinstance(issue_ahead, (bool, np.bool_)):
-        raise ValueError(f"issue_ahead: must be True or False, got {issue_ahead!r}")
+        raise BadInput("issue_ahead", f"must be True or False, got {issue_ahead!r}")
 
     lat = draw_latencies(n, latency, jitter, seed)
     lat_list = lat.tolist()

@@ -30,7 +30,7 @@ def pct(cell):
 
 
 def test_demo1_littles_law(out):
-    assert "2.35 MB" in out and "17.8 KB" in out                     # REFERENCE.md §5
+    assert "2.35 MB" in out and "17.8 KB" in out                     # docs/conventions.md §5
     four_byte = rows(out, "每个线程读 4 字节")[0]
     assert round(float(four_byte[2])) == 139                         # "相当于 139 个 warp"
     assert float(four_byte[2]) > 64                                  # beyond the 64-warp limit
@@ -89,7 +89,7 @@ def test_importing_hw_engines_makes_lecture01_importable(hw_engines):
     import importlib
     specs = importlib.import_module("hw_specs")
     assert hw_engines.H100 is specs.H100
-    # course units: 1.83 GHz, 3.35 TB/s, 132 SMs, 4096 FLOP/SM/clk, 989.4 TFLOPS, 4.5 T exp/s (REFERENCE.md §3)
+    # course units: 1.83 GHz, 3.35 TB/s, 132 SMs, 4096 FLOP/SM/clk, 989.4 TFLOPS, 4.5 T exp/s (docs/conventions.md §3)
     h = hw_engines.H100
     assert (h.clock_ghz, h.hbm_tbs, h.sms, h.tc_flops_per_sm_clk()) == (1.83, 3.35, 132, 4096)
     assert round(h.tc_peak() / 1e12, 1) == 989.4 and specs.H100.exp_per_s == 4.5e12
@@ -108,8 +108,10 @@ def test_pipeline_sim_hand_values(hw_engines):
     (dict(latency=-7e-7), "latency"), (dict(jitter=-1.0), "jitter"),
 ])
 def test_pipeline_sim_bad_input_names_the_parameter(hw_engines, kw, param):
+    from base.errors import BadInput
     args = dict(n=8, t_comp=2.8e-7, t_x=2.8e-7, latency=7e-7, stages=2)
     args.update(kw)
-    with pytest.raises(ValueError) as exc:
+    with pytest.raises(BadInput) as exc:              # a ValueError, as the course scripts expect
         hw_engines.pipeline_sim(**args)
-    assert str(exc.value).startswith(f"{param}:")
+    assert isinstance(exc.value, ValueError)
+    assert str(exc.value).startswith(f"{param}:") and exc.value.param == param

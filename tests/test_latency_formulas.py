@@ -1,11 +1,11 @@
-"""symbolic.latency: the formulas against independent references.
+"""symbolic.models.latency: the formulas against independent references.
 
 * The pipeline makespan against an exact brute-force *longest path* over the schedule's dependency
   graph, built node by node here (the oracle), which is itself checked against a literal
   event-by-event recurrence and a hand-worked timeline first.
 * Closed forms derived by hand: synchronous ``n (L + t_x + t_c)``; ``n <= S`` ->
-  ``L + t_x + t_c + (n-1) max(t_x, t_c)``; the steady state of REFERENCE.md §5.
-* Figures quoted in REFERENCE.md §3/§5 and the FlashAttention-3 paper.
+  ``L + t_x + t_c + (n-1) max(t_x, t_c)``; the steady state of docs/conventions.md §5.
+* Figures quoted in docs/conventions.md §3/§5 (NVIDIA's H100 figures) and the FlashAttention-3 paper.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import sympy as sp
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from symbolic import latency as lt
+from base.errors import BadInput
+from symbolic.models import latency as lt
 from symbolic.hardware import H100, LOADED_HBM_LATENCY, L2_BYTES_PER_CLK_PER_SM
-from symbolic.registry import get
 
 
 # --------------------------------------------------------------------------------- the oracle
@@ -76,7 +76,7 @@ def test_the_two_oracles_agree(n, S, L, t_x, t_c):
 
 # --------------------------------------------------------------------------------- the makespan
 def makespan(**pt):
-    return get("latency.pipeline").evaluate("makespan", **pt)
+    return lt.pipeline.evaluate("makespan", **pt)
 
 
 @pytest.mark.parametrize("n,S,L,t_x,t_c,regime", [
@@ -108,11 +108,11 @@ def test_makespan_equals_recurrence(n, S, L, t_x, t_c):
 def test_hand_closed_forms():
     T = lt.L + lt.t_x + lt.t_c
     p = sp.Max(lt.t_x, lt.t_c)
-    sync = get("latency.pipeline_sync")
+    sync = lt.pipeline_sync
     assert sp.simplify(sync["makespan"] - lt.n * T) == 0
     assert sp.simplify(sync["busy"] - lt.t_c / T) == 0
     # n <= S: every load issues at 0, one segment
-    pl = get("latency.pipeline")
+    pl = lt.pipeline
     for n_, S_ in ((1, 1), (3, 8), (8, 8)):
         e = pl["makespan"].subs({lt.n: n_, lt.S: S_})
         assert sp.simplify(e - (T + (n_ - 1) * p)) == 0, (n_, S_)
@@ -129,10 +129,10 @@ def test_hand_closed_forms():
 @pytest.mark.parametrize("S,L,t_x,t_c", [(1, 700, 280, 280), (3, 700, 280, 280), (8, 700, 100, 280),
                                          (8, 700, 1291, 280), (2, 10, 3, 1)])
 def test_steady_state_is_the_limit_of_the_makespan(S, L, t_x, t_c):
-    # REFERENCE.md §5: one tile per max(t_c, t_x, (L + t_x + t_c)/S), written out here by hand
+    # docs/conventions.md §5: one tile per max(t_c, t_x, (L + t_x + t_c)/S), written out here by hand
     L, t_x, t_c = F(L), F(t_x), F(t_c)
     period = max(t_c, t_x, (L + t_x + t_c) / S)
-    pl = get("latency.pipeline")
+    pl = lt.pipeline
     assert pl.evaluate("period", n=1, S=S, L=L, t_x=t_x, t_c=t_c) == period
     for n_ in (10**3, 10**6, 10**9):
         ms = pl.evaluate("makespan", n=n_, S=S, L=L, t_x=t_x, t_c=t_c)
@@ -145,7 +145,7 @@ def test_stage_counts_for_the_course_numbers():
     t_c = F(2 * 128 * 128 * 64, H100.tc_flops_per_sm_clk) / clk
     t_x = F(32 * 1024, L2_BYTES_PER_CLK_PER_SM.value) / clk
     L = LOADED_HBM_LATENCY.value
-    pl = get("latency.pipeline")
+    pl = lt.pipeline
     v = pl.evaluate(n=256, S=1, L=L, t_x=t_x, t_c=t_c)
     assert v["stages_to_hide"] == 5                      # (700 + 280 + 280) / 280 = 4.5 -> 5
     assert abs(float(v["busy"]) - 0.222) < 0.001         # synchronous: 280 / 1260
@@ -155,7 +155,7 @@ def test_stage_counts_for_the_course_numbers():
 
 
 def test_stages_to_saturate_is_the_regime_boundary():
-    pl = get("latency.pipeline")
+    pl = lt.pipeline
     for L, t_x, t_c in ((700, 280, 280), (50, 30, 7), (1, 1, 1)):
         pt = dict(n=40, L=F(L), t_x=F(t_x), t_c=F(t_c))
         need = pl.evaluate("stages_to_saturate", S=1, **pt)
@@ -167,8 +167,8 @@ def test_stages_to_saturate_is_the_regime_boundary():
 
 # --------------------------------------------------------------------------------- Little's law
 def test_littles_law_reference_figures():
-    # REFERENCE.md §5: 3.35 TB/s x 700 ns = 2.35 MB, 17.8 KB per SM on 132 SMs
-    m = get("latency.littles_law")
+    # docs/conventions.md §5: 3.35 TB/s x 700 ns = 2.35 MB, 17.8 KB per SM on 132 SMs
+    m = lt.littles_law
     v = m.evaluate(BW=F(H100.hbm_bytes_per_s), L=F(700, 10**9), n_SM=132, w=4)
     assert v["inflight_bytes"] == 2_345_000
     assert round(float(v["inflight_per_sm"])) == 17_765
@@ -188,7 +188,7 @@ def test_littles_law_reference_figures():
 def test_access_widths(kind, warps, requests):
     # hand: 3.35e12 B/s x 700e-9 s / 132 SMs = 17,765 B per SM, divided by the width, by 32 threads
     width, issuer = lt.ACCESS_WIDTHS[kind]
-    v = get("latency.littles_law").evaluate(BW=F(H100.hbm_bytes_per_s), L=F(700, 10**9), n_SM=132, w=width)
+    v = lt.littles_law.evaluate(BW=F(H100.hbm_bytes_per_s), L=F(700, 10**9), n_SM=132, w=width)
     assert round(float(v["requests_per_sm"])) == requests and round(float(v["warps_per_sm"]), 1) == warps
     assert issuer == "thread"
 
@@ -201,7 +201,7 @@ def test_access_widths(kind, warps, requests):
 def test_pingpong_gain_h100(fp8, exp_rate, gain, ratio):
     # H100: 989.4 TFLOPS BF16 (x2 for FP8); 4 d = 512 FLOP per score; hand: gain = 1 + t_exp / t_mma
     assert exp_rate in (H100.exp_per_s, H100.exp_per_s_alt)
-    m = get("latency.pingpong")
+    m = lt.pingpong
     peak = F(H100.tc_peak_flops * (2 if fp8 else 1))
     v = m.evaluate(d=128, F_tc=peak, R_exp=F(exp_rate))
     assert v["t_mma"] == F(512) / peak and v["t_exp"] == F(1, exp_rate)
@@ -219,7 +219,7 @@ def test_pingpong_fa3_exp_figure_is_the_other_source():
     (4, 2, 1, 3), (4, 3, 1, 3), (5, 2, 3, 1), (9, 4, 2, 5),
 ])
 def test_pingpong_makespan_hand_forms(n, G, t_mma, t_exp):
-    m = get("latency.pingpong")
+    m = lt.pingpong
     pt = dict(d=2, F_tc=F(8, t_mma), R_exp=F(1, t_exp), n=n, k=1, G=G)    # 4 d / F_tc = t_mma, 1 / R_exp = t_exp
     got = m.evaluate("makespan", **pt)
     # hand: one warpgroup serialises, n (t_mma + t_exp); two or more: the first tile's t_mma + t_exp, then
@@ -231,26 +231,60 @@ def test_pingpong_makespan_hand_forms(n, G, t_mma, t_exp):
 
 # --------------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize("model,point,param", [
-    ("latency.pipeline", dict(n=0, S=1, L=1, t_x=1, t_c=1), "n"),
-    ("latency.pipeline", dict(n=1, S=0, L=1, t_x=1, t_c=1), "S"),
-    ("latency.pipeline", dict(n=1, S=1, L=0, t_x=1, t_c=1), "L"),
-    ("latency.pipeline", dict(n=1, S=1, L=1, t_x=-1, t_c=1), "t_x"),
-    ("latency.pipeline", dict(n=1, S=1, L=1, t_x=1, t_c=F(-1, 2)), "t_c"),
-    ("latency.pipeline_sync", dict(n=1, L=1, t_x=1, t_c=0), "t_c"),
-    ("latency.littles_law", dict(BW=0, L=1, n_SM=1, w=4), "BW"),
-    ("latency.littles_law", dict(BW=1, L=1, n_SM=1, w=0), "w"),
-    ("latency.pingpong", dict(d=1, F_tc=1, R_exp=-3), "R_exp"),
-    ("latency.pingpong", dict(d=1, F_tc=1, R_exp=1, G=0), "G"),
-])
+    (lt.pipeline, dict(n=0, S=1, L=1, t_x=1, t_c=1), "n"),
+    (lt.pipeline, dict(n=1, S=0, L=1, t_x=1, t_c=1), "S"),
+    (lt.pipeline, dict(n=1, S=1, L=0, t_x=1, t_c=1), "L"),
+    (lt.pipeline, dict(n=1, S=1, L=1, t_x=-1, t_c=1), "t_x"),
+    (lt.pipeline, dict(n=1, S=1, L=1, t_x=1, t_c=F(-1, 2)), "t_c"),
+    (lt.pipeline, dict(n=2.5, S=1, L=1, t_x=1, t_c=1), "n"),          # a count is an integer
+    (lt.pipeline, dict(n=1, S=1, L=float("inf"), t_x=1, t_c=1), "L"),  # a time is finite
+    (lt.pipeline_sync, dict(n=1, L=1, t_x=1, t_c=0), "t_c"),
+    (lt.littles_law, dict(BW=0, L=1, n_SM=1, w=4), "BW"),
+    (lt.littles_law, dict(BW=1, L=1, n_SM=1, w=0), "w"),
+    (lt.pingpong, dict(d=1, F_tc=1, R_exp=-3), "R_exp"),
+    (lt.pingpong, dict(d=1, F_tc=1, R_exp=1, G=0), "G"),
+], ids=lambda v: getattr(v, "name", None))
 def test_bad_input_names_the_parameter(model, point, param):
-    with pytest.raises(ValueError) as exc:
-        get(model).evaluate(**point)
-    assert str(exc.value).startswith(f"{param}:")
+    with pytest.raises(BadInput) as exc:
+        model.evaluate(**point)
+    assert str(exc.value).startswith(f"{param}:") and exc.value.param == param
 
 
 def test_models_are_registered():
-    from symbolic.registry import names
-    for name in ("latency.littles_law", "latency.pipeline", "latency.pipeline_sync", "latency.pingpong"):
-        assert name in names()
-        m = get(name)
-        assert all(m.unit(q) for q in m.quantities), name
+    from symbolic.registry import get, names
+    for ref in (lt.littles_law, lt.pipeline, lt.pipeline_sync, lt.pingpong):
+        assert ref.name in names()                       # found by discovery, no list to edit
+        m = get(ref.name)
+        assert m is ref.model
+        assert all(m.unit(q) for q in m.quantities), ref.name
+
+
+def test_parameters_are_the_models_own():
+    # each parameter carries the name a user types, its least value, its LaTeX form and a meaning;
+    # times and rates are positive reals, counts positive integers; no global symbol table
+    import subprocess
+    import sys
+    code = "import sys, symbolic.models.latency; print('symbolic.symbols' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip() == "False"
+    reals = {"L", "t_x", "t_c", "BW", "F_tc", "R_exp"}
+    latex = {"BW": "B", "n_SM": "n_{SM}", "W_max": "W_{max}", "F_tc": "F_{tc}", "R_exp": "R_{exp}"}
+    for ref in (lt.littles_law, lt.pipeline, lt.pipeline_sync, lt.pingpong):
+        for p in ref.params:
+            assert p.meaning and p.latex, (ref.name, p.name)
+            assert p.counts == (p.name not in reals), (ref.name, p.name)
+            assert p.is_positive and (p.is_integer if p.counts else p.is_integer is False)
+            if p.name in latex:
+                assert p.latex == latex[p.name]
+    assert sp.latex(lt.littles_law["inflight_bytes"]) == "B L"
+    # the segment count of the makespan's derivation is a dummy, not a parameter
+    assert not any(s.name == "m" for s in lt.pipeline["makespan"].free_symbols)
+
+
+def test_sources_are_primary():
+    for ref in (lt.littles_law, lt.pipeline, lt.pipeline_sync, lt.pingpong):
+        text = " ".join([ref.summary, ref.source, *ref.notes])
+        assert "REFERENCE" not in text and "shared/" not in text, ref.name
+    assert "Little" in lt.littles_law.source and "Operations Research 9(3)" in lt.littles_law.source
+    assert "2407.08608" in lt.pingpong.source and "3.1" in lt.pingpong.source
+    assert "docs/conventions.md §5" in lt.pipeline.source

@@ -1,5 +1,6 @@
 """numeric.pipeline / littles / pingpong: the simulators against hand-worked timelines and identities,
-their bad-input errors, and the verify checks (including that they catch a broken simulator)."""
+their bad-input errors, and the verify checks and properties (including that they catch a broken
+simulator)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,14 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from base.errors import BadInput
 from numeric.littles import simulate_requests
 from numeric.pingpong import simulate_pingpong
 from numeric.pipeline import simulate
 
 
 def test_simulators_do_not_import_symbolic():
-    # the simulators are the independent side of verify.latency: loading them must not load a formula
+    # the simulators are the independent side of verify.checks.latency: loading them must not load a formula
     import subprocess
     import sys
     code = ("import sys, numeric.pipeline, numeric.littles, numeric.pingpong; "
@@ -126,9 +128,9 @@ def test_more_buffers_never_slow_a_seed_down(seed):
 def test_pipeline_bad_input(kw, param):
     args = dict(n=4, t_comp=1.0, t_x=1.0, latency=1.0, stages=2)
     args.update(kw)
-    with pytest.raises(ValueError) as exc:
+    with pytest.raises(BadInput) as exc:
         simulate(**args)
-    assert str(exc.value).startswith(f"{param}:")
+    assert str(exc.value).startswith(f"{param}:") and exc.value.param == param
 
 
 # --------------------------------------------------------------------------------- Little's law
@@ -158,9 +160,9 @@ def test_littles_error_shrinks_with_run_length():
 def test_littles_bad_input(kw, param):
     args = dict(n=4, request_bytes=16, bandwidth=1e9, latency=1e-6)
     args.update(kw)
-    with pytest.raises(ValueError) as exc:
+    with pytest.raises(BadInput) as exc:
         simulate_requests(**args)
-    assert str(exc.value).startswith(f"{param}:")
+    assert str(exc.value).startswith(f"{param}:") and exc.value.param == param
 
 
 # --------------------------------------------------------------------------------- ping-pong
@@ -197,15 +199,54 @@ def test_pingpong_exp_bound_hand_timeline():
 def test_pingpong_bad_input(kw, param):
     args = dict(n_tiles=4, t_mma=1.0, t_exp=1.0, warpgroups=2)
     args.update(kw)
-    with pytest.raises(ValueError) as exc:
+    with pytest.raises(BadInput) as exc:
         simulate_pingpong(**args)
-    assert str(exc.value).startswith(f"{param}:")
+    assert str(exc.value).startswith(f"{param}:") and exc.value.param == param
 
 
 # --------------------------------------------------------------------------------- the verify checks
 def _latency_checks():
-    from verify.latency import checks
-    return {c.name: c for c in checks()}
+    """The module's checks and properties, as discovery finds them (module-level objects)."""
+    import verify.checks.latency as vl
+    from symbolic.registry import scan_module
+    from verify.core import Check, Property
+    return {c.name: c for c in scan_module(vl, (Check, Property))}
+
+
+def test_checks_are_bound_to_the_models():
+    # each check names its model object; its points use the model's own parameter names (plus the
+    # executor-only keys it declares); the statistical and inequality claims are Properties
+    from symbolic.models import latency as lt
+    from verify.core import Check, Property
+    found = _latency_checks()
+    assert set(found) == {"latency.pipeline", "latency.pipeline_sync", "latency.littles_law", "latency.pingpong",
+                          "latency.pipeline.jitter", "latency.pipeline.jitter_limit"}
+    kinds = {name: type(c) for name, c in found.items()}
+    assert kinds == {"latency.pipeline": Check, "latency.pipeline_sync": Check, "latency.pingpong": Check,
+                     "latency.littles_law": Property, "latency.pipeline.jitter": Property,
+                     "latency.pipeline.jitter_limit": Property}
+    models = {name: c.model for name, c in found.items()}
+    assert models == {"latency.pipeline": lt.pipeline, "latency.pipeline_sync": lt.pipeline_sync,
+                      "latency.pingpong": lt.pingpong, "latency.littles_law": lt.littles_law,
+                      "latency.pipeline.jitter": lt.pipeline, "latency.pipeline.jitter_limit": lt.pipeline}
+    extra_of_property = {"latency.littles_law": {"requests", "jitter", "seed"},
+                         "latency.pipeline.jitter": {"jitter"}, "latency.pipeline.jitter_limit": {"jitter"}}
+    swept = {"latency.pipeline.jitter_limit": {"S"}}      # the property runs S = 1, 2, 4, ..., n itself
+    for name, c in found.items():
+        names = {p.name for p in c.model.params}
+        extra = set(c.extra) if isinstance(c, Check) else extra_of_property[name]
+        need = names - set(c.model.defaults) - swept.get(name, set())
+        for point in c.grid(False):
+            assert set(point) - extra <= names and set(point) >= need, (name, point)
+    assert found["latency.pipeline_sync"].extra == ("S",)
+
+
+def test_properties_are_found_by_the_verify_registry():
+    from verify.registry import checks_of
+    assert {c.name for c in checks_of("latency.pipeline")} == {
+        "latency.pipeline", "latency.pipeline.jitter", "latency.pipeline.jitter_limit"}
+    for model in ("latency.pipeline_sync", "latency.littles_law", "latency.pingpong"):
+        assert [c.name for c in checks_of(model)] == [model]
 
 
 @pytest.mark.parametrize("name", ["latency.pipeline", "latency.pipeline_sync", "latency.littles_law",
@@ -232,7 +273,7 @@ def _unserialised(n, t_comp, t_x, latency, stages, **kw):
 
 
 def test_pipeline_check_catches_a_simulator_without_bandwidth_limit(monkeypatch):
-    import verify.latency as vl
+    import verify.checks.latency as vl
     from verify.core import run_check
     monkeypatch.setattr(vl, "simulate", _unserialised)
     rep = run_check(_latency_checks()["latency.pipeline"], use_hypothesis=False)
@@ -264,7 +305,7 @@ def test_a_million_tiles():
 
 def test_jitter_limit_check_catches_a_simulator_that_ignores_the_buffers(monkeypatch):
     # a simulator stuck at one buffer never approaches the mean-latency formula as S grows
-    import verify.latency as vl
+    import verify.checks.latency as vl
     from verify.core import run_check
     real = vl.simulate
 

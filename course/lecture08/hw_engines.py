@@ -25,6 +25,7 @@ __all__ = ["H100", "pipeline_sim"]
 def pipeline_sim(n, t_comp, t_x, latency, stages, jitter=0.0, seed=0, issue_ahead=True, tile_bytes=1.0) -> dict:
     """Simulate ``n`` tiles through one SM's load -> compute loop (see :mod:`numeric.pipeline`).
     Returns ``busy`` (tensor-core busy fraction), ``makespan`` (s), ``channel_busy``,
-    ``mean_inflight_bytes`` and ``max_inflight_bytes``."""
+    ``mean_inflight_bytes`` and ``max_inflight_bytes``.  Bad input raises
+    :class:`base.errors.BadInput` (a ``ValueError``) naming the parameter."""
     return simulate(n, t_comp, t_x, latency, stages, issue_ahead=issue_ahead, jitter=jitter, seed=seed,
                     tile_bytes=tile_bytes).as_dict()

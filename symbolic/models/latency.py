@@ -1,18 +1,20 @@
 """Latency and throughput: Little's law, the software pipeline of one SM, ping-pong overlap.
 
-Three families of formulas, each registered as ``latency.*`` models (see :func:`symbolic.registry.get`):
+Four models, each a module-level :class:`~symbolic.registry.ModelRef` found by discovery:
 
 * ``latency.littles_law`` - bytes in flight = bandwidth x latency, per SM, and the outstanding
-  requests (and warps) that a given access width implies (``shared/REFERENCE.md`` §5).
+  requests (and warps) that a given access width implies (Little 1961; ``docs/conventions.md`` §5).
 * ``latency.pipeline`` / ``latency.pipeline_sync`` - one SM's load -> compute loop with ``S`` buffers:
   the exact makespan of ``n`` tiles derived from the schedule's recurrence (:func:`pipeline_makespan`),
   the busy fraction, the steady state ``max(t_c, t_x, (L + t_x + t_c)/S)`` and the stage counts.
 * ``latency.pingpong`` - two (or ``G``) consumer warpgroups alternating a matmul phase on the tensor
   cores and an exp phase on the special-function unit (FlashAttention-3, arXiv 2407.08608, §3.1).
 
-Times are positive real symbols (seconds); an exact evaluation takes ``Fraction`` values.  Nothing
-here simulates: :mod:`numeric.pipeline`, :mod:`numeric.littles` and :mod:`numeric.pingpong` run the
-schedules independently and :mod:`verify.latency` checks that the two agree.
+The parameters are declared here, each with the name a user types, its LaTeX form and its meaning.
+Times and rates are positive reals (seconds, bytes/s, FLOP/s); an exact evaluation takes ``Fraction``
+values.  Nothing here simulates: :mod:`numeric.pipeline`, :mod:`numeric.littles` and
+:mod:`numeric.pingpong` run the schedules independently and :mod:`verify.checks.latency` checks that
+the two agree.
 """
 
 from __future__ import annotations
@@ -21,43 +23,39 @@ from types import MappingProxyType
 
 import sympy as sp
 
-from .asymptotics import Regime
-from .hardware import H100
-from .model import Model
-from .registry import register
-from .symbols import d, sym
+from ..asymptotics import Regime
+from ..hardware import H100
+from ..model import Model
+from ..params import param, real_param
+from ..registry import defines
 
 __all__ = ["pipeline_makespan", "pipeline_longest_path", "littles_law", "pipeline", "pipeline_sync", "pingpong",
-           "n", "S", "L", "t_x", "t_c", "bandwidth", "n_sm", "width", "max_warps", "flops_rate", "exp_rate",
-           "scores", "G", "WARP_SIZE", "MMA_FLOPS_PER_SCORE", "ACCESS_WIDTHS"]
+           "n", "S", "L", "t_x", "t_c", "BW", "n_SM", "w", "W_max", "F_tc", "R_exp", "k", "G", "d",
+           "WARP_SIZE", "MMA_FLOPS_PER_SCORE", "ACCESS_WIDTHS"]
 
 
-def _positive_real(name: str, latex: str | None = None) -> sp.Symbol:
-    """A positive real (non-integer) symbol - a time or a rate; refuses a same-named integer symbol interned elsewhere."""
-    s = sym(name, latex=latex, integer=False, real=True, positive=True)
-    if s.is_integer is not False or not s.is_positive:
-        raise RuntimeError(f"symbol {name!r} is already interned with other assumptions: {s.assumptions0}")
-    return s
+# ------------------------------------------------------------------------------------------ parameters
+n = param("n", "tiles processed, in order", latex="n")
+S = param("S", "shared-memory buffers (pipeline stages)", latex="S")
+L = real_param("L", "latency of one load, issue to first byte (s)", latex="L")
+t_x = real_param("t_x", "transfer time of one tile on the SM's bandwidth share (s)", latex="t_x")
+t_c = real_param("t_c", "compute time of one tile (s)", latex="t_c")
+BW = real_param("BW", "memory bandwidth shared by the SMs (bytes/s)", latex="B")
+n_SM = param("n_SM", "SMs sharing the bandwidth evenly", latex="n_{SM}")
+w = param("w", "bytes one request moves (access width)", latex="w")
+W_max = param("W_max", "resident warps per SM", latex="W_{max}")
+F_tc = real_param("F_tc", "tensor-core throughput (FLOP/s)", latex="F_{tc}")
+R_exp = real_param("R_exp", "exp throughput of the special-function units (exp/s)", latex="R_{exp}")
+k = param("k", "attention scores per tile", latex="k")
+G = param("G", "consumer warpgroups taking tiles in turn", latex="G")
+d = param("d", "head dimension", latex="d")
 
-
-# ------------------------------------------------------------------------------------------ vocabulary
-n = sym("n")                                   # tiles processed by the SM
-S = sym("S")                                   # buffers (pipeline stages)
-L = _positive_real("L")                                 # latency of one load, issue -> first byte (s)
-t_x = _positive_real("t_x", latex="t_x")                # transfer time of one tile on the SM's bandwidth share (s)
-t_c = _positive_real("t_c", latex="t_c")                # compute time of one tile (s)
-bandwidth = _positive_real("BW", latex="B")             # bytes/s (a rate: positive real)
-n_sm = sym("n_SM", latex="n_{SM}")             # SMs sharing the bandwidth
-width = sym("w")                               # bytes per request
-max_warps = sym("W_max", latex="W_{max}")      # resident warps per SM
-flops_rate = _positive_real("F_tc", latex="F_{tc}")     # tensor FLOP/s
-exp_rate = _positive_real("R_exp", latex="R_{exp}")     # exp/s of the special-function units
-scores = sym("k")                              # attention scores per tile
-G = sym("G")                                   # consumer warpgroups
-m = sym("m")                                   # latency segments on a path (derivation only)
+#: latency segments on a path through the schedule's dependency graph (derivation only)
+_m = sp.Dummy("m", integer=True, positive=True)
 
 WARP_SIZE = 32                                 # threads per warp (CUDA C++ Programming Guide, SIMT architecture)
-#: FLOP per attention score: ``Q K^T`` (2 d) + ``P V`` (2 d)  (FlashAttention-3 §3.1 counting)
+#: FLOP per attention score: ``Q K^T`` (2 d) + ``P V`` (2 d)  (FlashAttention-3 §3.1 counting;
+#: ``docs/conventions.md`` §1)
 MMA_FLOPS_PER_SCORE = 4
 
 #: Bytes one request moves, by access kind (``w`` in ``latency.littles_law``); who issues it.
@@ -70,13 +68,19 @@ ACCESS_WIDTHS = MappingProxyType({
     "TMA bulk copy (32 KiB per instruction)": (32 * 1024, "one thread per tile"),
 })
 
+_LITTLE = ("Little, J. D. C. (1961), \"A proof for the queuing formula: L = lambda W\", Operations Research 9(3), "
+           "383-387")
+_FA3 = "FlashAttention-3 (Shah et al. 2024, arXiv 2407.08608) \u00a73.1"
+_HOPPER = "NVIDIA Hopper tuning guide (asynchronous copies, TMA)"
+
 
 # ------------------------------------------------------------------------------------------ Little's law
-@register("latency.littles_law", "bytes in flight = bandwidth x latency; requests and warps per SM (REFERENCE §5)")
+@defines("latency.littles_law", "bytes in flight = bandwidth x latency; requests and warps per SM (Little 1961)")
 def littles_law() -> Model:
     """Little's law for a memory system: the bytes that must be in flight to keep ``BW`` bytes/s
-    busy through a latency ``L`` are ``BW L`` (``shared/REFERENCE.md`` §5: 3.35 TB/s x 700 ns =
-    2.35 MB, 17.8 KB per SM on 132 SMs).
+    busy through a latency ``L`` are ``BW L`` (Little 1961: mean number in a system = arrival rate x
+    mean time in it; ``docs/conventions.md`` §5: 3.35 TB/s x 700 ns = 2.35 MB, 17.8 KB per SM on 132 SMs,
+    H100 figures from NVIDIA's Hopper tuning guide and H100 product page).
 
     Convention: the bandwidth is shared evenly by ``n_SM`` SMs; a request moves ``w`` bytes and stays
     outstanding for ``L``.  ``warps_per_sm`` counts one request per thread (32 per warp), the
@@ -84,9 +88,9 @@ def littles_law() -> Model:
     number of independent loads each thread must keep outstanding when ``W_max`` warps are resident
     (instruction-level parallelism), a ceiling because a thread issues whole loads.
     """
-    inflight = bandwidth * L
-    per_sm = inflight / n_sm
-    requests = per_sm / width
+    inflight = BW * L
+    per_sm = inflight / n_SM
+    requests = per_sm / w
     warps = requests / WARP_SIZE
     return Model(
         name="latency.littles_law",
@@ -96,14 +100,14 @@ def littles_law() -> Model:
             "inflight_per_sm": per_sm,
             "requests_per_sm": requests,
             "warps_per_sm": warps,
-            "loads_per_thread": sp.ceiling(requests / (WARP_SIZE * max_warps)),
+            "loads_per_thread": sp.ceiling(requests / (WARP_SIZE * W_max)),
         },
-        params=(bandwidth, L, n_sm, width, max_warps),
+        params=(BW, L, n_SM, w, W_max),
         units={"inflight_bytes": "bytes", "inflight_per_sm": "bytes", "requests_per_sm": "1",
                "warps_per_sm": "1", "loads_per_thread": "1"},
         defaults={"W_max": H100.max_warps_per_sm},
         asymptotic_quantity="inflight_bytes",
-        source="Little (1961); shared/REFERENCE.md §5",
+        source=f"{_LITTLE}; docs/conventions.md §5 (bandwidth and latency figures; {_HOPPER})",
         notes=("NOTE: 700 ns is a loaded-latency assumption (symbolic.hardware.LOADED_HBM_LATENCY), "
                "not a measurement.",),
     )
@@ -151,16 +155,16 @@ def pipeline_makespan(n_=n, S_=S, L_=L, t_x_=t_x, t_c_=t_c) -> sp.Expr:
 
     ``T <= S p`` is the throughput-bound regime (enough buffers: the bottleneck is the larger of
     compute and transfer); otherwise latency-bound (every ``S``-th tile waits a full round trip).
-    ``n < S`` falls in the first piece (``ceil(n/S) = 1``).  Source of the steady state:
-    ``shared/REFERENCE.md`` §5; the exact form is derived here.
+    ``n < S`` falls in the first piece (``ceil(n/S) = 1``).  The steady state is the one of
+    ``docs/conventions.md`` §5; the exact form is derived here.
     """
-    path = pipeline_longest_path(m, n_, S_, L_, t_x_, t_c_)
-    if sp.diff(path, m, 2) != 0:                       # the endpoint argument needs linearity in m
+    path = pipeline_longest_path(_m, n_, S_, L_, t_x_, t_c_)
+    if sp.diff(path, _m, 2) != 0:                       # the endpoint argument needs linearity in m
         raise AssertionError("longest path is not linear in the segment count")
     T = L_ + t_x_ + t_c_
     p = sp.Max(t_x_, t_c_)
-    return sp.Piecewise((path.subs(m, 1), T <= S_ * p),
-                        (path.subs(m, sp.ceiling(n_ / S_)), True))
+    return sp.Piecewise((path.subs(_m, 1), T <= S_ * p),
+                        (path.subs(_m, sp.ceiling(n_ / S_)), True))
 
 
 def _pipeline_quantities(S_) -> dict:
@@ -182,14 +186,14 @@ _PIPE_UNITS = {"makespan": "s", "busy": "1", "period": "s", "steady_busy": "1", 
                "stages_to_hide": "1", "stages_to_saturate": "1"}
 
 
-@register("latency.pipeline", "one SM's load->compute loop, S buffers, loads issued ahead: exact makespan")
+@defines("latency.pipeline", "one SM's load->compute loop, S buffers, loads issued ahead: exact makespan")
 def pipeline() -> Model:
     """Software pipeline of one SM with ``S`` buffers and loads issued ahead.
 
     Quantities: ``makespan`` (exact, :func:`pipeline_makespan`), ``busy = n t_c / makespan`` (the
     tensor-core busy fraction), the steady-state ``period = max(t_c, t_x, (L + t_x + t_c)/S)`` per
     tile and ``steady_busy = t_c / period`` (the ``n -> oo`` limit of ``busy``), the bandwidth cap
-    ``min(1, t_c/t_x)``, ``stages_to_hide = ceil((L + t_x + t_c)/t_c)`` (``shared/REFERENCE.md`` §5:
+    ``min(1, t_c/t_x)``, ``stages_to_hide = ceil((L + t_x + t_c)/t_c)`` (``docs/conventions.md`` §5:
     the stage count that hides the latency when the transfer is not the bottleneck) and
     ``stages_to_saturate = ceil((L + t_x + t_c)/max(t_x, t_c))``, the least ``S`` at which the
     makespan is throughput-bound (the first piece of the makespan).
@@ -207,7 +211,8 @@ def pipeline() -> Model:
         units=_PIPE_UNITS,
         regime=latency_bound,
         asymptotic_quantity="period",
-        source="shared/REFERENCE.md §5 (steady state); exact makespan derived from the schedule's recurrence",
+        source=("steady state: docs/conventions.md §5 (software pipelining with S buffers; " + _HOPPER + "); "
+                "exact makespan derived from the schedule's recurrence (symbolic/models/latency.py, pipeline_makespan)"),
         notes=("Loads are serialised on the SM's bandwidth share; compute runs one tile at a time.",),
     )
 
@@ -227,15 +232,15 @@ def _drop_false_pieces(pw: sp.Piecewise) -> sp.Expr:
     return kept[0][0] if len(kept) == 1 else sp.Piecewise(*kept)
 
 
-@register("latency.pipeline_sync", "one SM's load->compute loop, synchronous (load, wait, compute)")
+@defines("latency.pipeline_sync", "one SM's load->compute loop, synchronous (load, wait, compute)")
 def pipeline_sync() -> Model:
     """The synchronous loop: the load of tile ``i`` is issued when tile ``i-1`` has been computed,
     whatever the buffer count.  Its recurrence is the pipeline's with ``S = 1``, so every quantity
     is :func:`pipeline`'s at ``S = 1``; SymPy proves the throughput piece's condition
     ``L + t_x + t_c <= max(t_x, t_c)`` false (case by case on the ``Max``), leaving
     ``makespan = n (L + t_x + t_c)``."""
-    q = {k: sp.simplify(v.replace(lambda e: isinstance(e, sp.Piecewise), _drop_false_pieces))
-         for k, v in _pipeline_quantities(sp.Integer(1)).items()}
+    q = {name: sp.simplify(v.replace(lambda e: isinstance(e, sp.Piecewise), _drop_false_pieces))
+         for name, v in _pipeline_quantities(sp.Integer(1)).items()}
     return Model(
         name="latency.pipeline_sync",
         summary="load->compute loop, synchronous",
@@ -243,12 +248,13 @@ def pipeline_sync() -> Model:
         params=(n, L, t_x, t_c),
         units=_PIPE_UNITS,
         asymptotic_quantity="makespan",
-        source="shared/REFERENCE.md §5 with S = 1",
+        source=("docs/conventions.md §5 with S = 1; exact makespan derived from the schedule's recurrence "
+                "(symbolic/models/latency.py, pipeline_makespan)"),
     )
 
 
 # ------------------------------------------------------------------------------------------ ping-pong
-@register("latency.pingpong", "two consumer warpgroups alternating matmul and exp (FlashAttention-3 ping-pong)")
+@defines("latency.pingpong", "two consumer warpgroups alternating matmul and exp (FlashAttention-3 ping-pong)")
 def pingpong() -> Model:
     """Ping-pong scheduling of ``G`` consumer warpgroups (FlashAttention-3, arXiv 2407.08608, §3.1).
 
@@ -267,8 +273,8 @@ def pingpong() -> Model:
     ``t_c = k t_exp``, so the makespan is :func:`pipeline_makespan` at those values.
     ``serial_makespan = n k (t_mma + t_exp)`` is one warpgroup doing everything.
     """
-    t_mma = MMA_FLOPS_PER_SCORE * d / flops_rate
-    t_exp = 1 / exp_rate
+    t_mma = MMA_FLOPS_PER_SCORE * d / F_tc
+    t_exp = 1 / R_exp
     serial = t_mma + t_exp
     overlapped = sp.Max(t_mma, t_exp)
     return Model(
@@ -281,13 +287,14 @@ def pingpong() -> Model:
             "serial": serial,
             "overlapped": overlapped,
             "gain": serial / overlapped,
-            "makespan": pipeline_makespan(n, G, sp.Integer(0), scores * t_mma, scores * t_exp),
-            "serial_makespan": n * scores * serial,
+            "makespan": pipeline_makespan(n, G, sp.Integer(0), k * t_mma, k * t_exp),
+            "serial_makespan": n * k * serial,
         },
-        params=(d, flops_rate, exp_rate, n, scores, G),
+        params=(d, F_tc, R_exp, n, k, G),
         units={"t_mma": "s", "t_exp": "s", "exp_over_mma": "1", "serial": "s", "overlapped": "s", "gain": "1",
                "makespan": "s", "serial_makespan": "s"},
         defaults={"n": 1, "k": 1, "G": 2},
         asymptotic_quantity="serial",
-        source="FlashAttention-3 (Shah et al. 2024, arXiv 2407.08608) §3.1; shared/REFERENCE.md §2",
+        source=f"{_FA3} (ping-pong scheduling; 3.9 T exp/s on H100 SXM5); 4.5 T exp/s: NVIDIA's Blackwell Ultra blog table (H100 column); "
+               "counting: docs/conventions.md §1",
     )
