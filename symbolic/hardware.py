@@ -2,10 +2,10 @@
 
 Every figure is an exact integer in SI base units (Hz, FLOP/s, bytes, bytes/s) so that roofline
 times stay exact rationals.  Each record keeps a ``sources`` mapping from field name to where the
-number comes from (``shared/REFERENCE.md`` §3 collects them: NVIDIA's Ampere and Hopper tuning
-guides and product pages, the FlashAttention-3 paper, NVIDIA's Blackwell Ultra table).  Where two
-sources disagree (H100 ``exp`` throughput) both values are kept and named; a figure says which one
-it uses.
+number comes from: NVIDIA's datasheets, architecture whitepapers and Ampere/Hopper tuning guides,
+the CUDA C++ Programming Guide, the FlashAttention-3 paper, NVIDIA's Blackwell Ultra blog
+(``docs/conventions.md`` §3 lists each figure with its source).  Where two sources disagree (H100
+``exp`` throughput) both values are kept and named; a figure says which one it uses.
 
 ``None`` marks a figure no source we cite gives (e.g. the B200 clock).
 """
@@ -17,6 +17,8 @@ from fractions import Fraction as _Fraction
 from types import MappingProxyType
 from typing import Mapping, Optional
 
+from base.errors import BadInput
+
 __all__ = ["GPU", "HARDWARE", "A100", "A100_80GB", "H100", "H200", "B200", "get_hardware", "KB", "KiB", "MB", "GB", "TB",
            "Assumption", "ASSUMPTIONS", "LOADED_HBM_LATENCY", "L2_BYTES_PER_CLK_PER_SM",
            "UNLOADED_GLOBAL_LATENCY_CLK", "UNLOADED_L2_LATENCY_CLK"]
@@ -24,12 +26,19 @@ __all__ = ["GPU", "HARDWARE", "A100", "A100_80GB", "H100", "H200", "B200", "get_
 KB, MB, GB, TB = 10**3, 10**6, 10**9, 10**12
 KiB = 1024
 
-_AMPERE = "NVIDIA Ampere tuning guide / A100 product page (REFERENCE.md §3)"
-_HOPPER = "NVIDIA Hopper tuning guide / H100 SXM5 product page (REFERENCE.md §3)"
-_H200 = "NVIDIA H200 product page (REFERENCE.md §3); SM resources as H100"
-_B200 = "third-party and NVIDIA Blackwell figures, approximate (REFERENCE.md §3)"
+_AMPERE = ("NVIDIA A100 datasheet (throughput, HBM); A100 architecture whitepaper (SMs, clock, L2); "
+           "NVIDIA Ampere Tuning Guide (shared memory, L1); CUDA C++ Programming Guide, compute capability 8.0 "
+           "(registers, warps, blocks); docs/conventions.md §3")
+_HOPPER = ("NVIDIA H100 datasheet, SXM (throughput, HBM); H100 architecture whitepaper (SMs, L2); "
+           "NVIDIA Hopper Tuning Guide (shared memory, L1); CUDA C++ Programming Guide, compute capability 9.0 "
+           "(registers, warps, blocks); docs/conventions.md §3")
+_H200 = ("NVIDIA H200 datasheet, SXM (throughput, HBM); SMs, clock, shared memory and L2 taken as H100 SXM's "
+         "(same GH100 chip, an assumption); docs/conventions.md §3")
+_B200 = ("NVIDIA HGX/DGX B200 datasheets, eight-GPU sparse totals per GPU and dense (approximate); "
+         "SM count from third-party device queries; docs/conventions.md §3")
 _FA3 = "FlashAttention-3, Shah et al. 2024, arXiv 2407.08608, §1 (16 ops/SM/clk x 132 SMs x 1.83 GHz)"
-_BWU = "NVIDIA Blackwell Ultra blog table (REFERENCE.md §3)"
+_BWU = ("NVIDIA Technical Blog, 'Inside NVIDIA Blackwell Ultra: The Chip Powering the AI Factory Era' (2025), "
+        "exponentials per second")
 
 
 @dataclass(frozen=True)
@@ -78,7 +87,7 @@ A100 = GPU(
     smem_per_sm=164 * KiB, smem_per_block=163 * KiB, l1_smem_per_sm=192 * KiB, l2_bytes=40 * MB,
     hbm_bytes=40 * GB, tc_flops_per_sm_clk=2048,
     sources=_src(**{"*": _AMPERE,
-                    "hbm_bytes_per_s": "A100 40 GB product page: 1.555 TB/s (80 GB: 2.039 TB/s); "
+                    "hbm_bytes_per_s": "NVIDIA A100 datasheet: 1.555 TB/s for 40 GB (80 GB SXM: 2.039 TB/s); "
                                        "FlashAttention Fig. 2 uses the 40 GB part"}),
 )
 A100_80GB = GPU(
@@ -92,7 +101,8 @@ H100 = GPU(
     l1_smem_per_sm=256 * KiB, l2_bytes=50 * MB, hbm_bytes=80 * GB,
     exp_per_s=4_500 * 10**9, exp_per_s_alt=3_900 * 10**9, tc_flops_per_sm_clk=4096,
     sources=_src(**{"*": _HOPPER, "exp_per_s": _BWU, "exp_per_s_alt": _FA3,
-                    "clock_hz": _HOPPER + "; 132 x 4096 FLOP/clk x 1.83 GHz = 989 TFLOPS"}),
+                    "clock_hz": "derived: the clock at which 132 SMs x 4096 FLOP/clk give the H100 datasheet's "
+                                "989 TFLOPS (as FlashAttention-3 §1 uses); docs/conventions.md §3"}),
 )
 H200 = GPU(
     name="H200", sms=132, clock_hz=1_830_000_000, bf16_flops=989 * TB, fp8_flops=1979 * TB,
@@ -112,13 +122,13 @@ HARDWARE: Mapping[str, GPU] = MappingProxyType(
 
 
 def get_hardware(name: str) -> GPU:
-    """Look up a GPU by name (case-insensitive).  Unknown names raise ``ValueError`` naming ``hw``."""
+    """Look up a GPU by name (case-insensitive).  An unknown name raises :class:`BadInput` naming ``hw``."""
     if isinstance(name, GPU):
         return name
     for key, gpu in HARDWARE.items():
         if key.lower() == str(name).lower():
             return gpu
-    raise ValueError(f"hw: unknown hardware {name!r}; known: {', '.join(HARDWARE)}")
+    raise BadInput("hw", f"unknown hardware {name!r}; known: {', '.join(HARDWARE)}")
 
 
 # --------------------------------------------------------------------------------------- assumptions
@@ -136,12 +146,14 @@ class Assumption:
 #: Loaded HBM latency (an assumption; unloaded pointer-chase latency is ~466-479 cycles, below)
 LOADED_HBM_LATENCY = Assumption(
     "loaded HBM latency", _Fraction(700, 10**9), "s",
-    "assumption used by REFERENCE.md §5 (2.35 MB in flight at 3.35 TB/s); course lecture 8 model")
+    "assumption of the course's lecture-8 model (2.35 MB in flight at 3.35 TB/s, Little 1961); "
+    "docs/conventions.md §5")
 #: Bytes per clock one SM reads from L2 (an assumption; H100 L2 is ~12 TB/s for 132 SMs at 1.83 GHz ~ 50 B/clk)
 L2_BYTES_PER_CLK_PER_SM = Assumption(
     "L2 bytes per clock per SM", 64, "bytes/clk",
-    "assumption of the course's lecture-8 model; cf. H100 L2 ~12 TB/s (FlashAttention-3, Table 1, REFERENCE.md §3)")
-#: Unloaded latencies measured by pointer chasing (Luo et al., arXiv 2402.13499, via REFERENCE.md §5)
+    "assumption of the course's lecture-8 model; cf. H100 L2 ~12 TB/s (FlashAttention-3, arXiv 2407.08608, "
+    "Table 1); docs/conventions.md §5")
+#: Unloaded latencies measured by pointer chasing (Luo et al., arXiv 2402.13499; docs/conventions.md §5)
 UNLOADED_GLOBAL_LATENCY_CLK = Assumption(
     "unloaded global-memory latency", 479, "clk", "Luo et al., arXiv 2402.13499: ~466-479 cycles (A100/H800)")
 UNLOADED_L2_LATENCY_CLK = Assumption(
