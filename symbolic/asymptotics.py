@@ -38,9 +38,6 @@ class Regime:
     le: tuple = ()
     subs: Mapping = field(default_factory=dict)
 
-    def latex(self) -> str:
-        return ", ".join(f"{sp.latex(a)} \\le {sp.latex(b)}" for a, b in self.le)
-
 
 UNRESTRICTED = Regime()
 

@@ -48,3 +48,10 @@ def run_course_script(lecture: str, tmp_path: Path) -> tuple[str, float]:
 @pytest.fixture
 def course_script(tmp_path):
     return lambda lecture: run_course_script(lecture, tmp_path)
+
+
+@pytest.fixture
+def toys(monkeypatch):
+    """The toy models of ``toy_models.py`` in the model registry for one test (and out of it after)."""
+    from toy_models import register_toys
+    register_toys(monkeypatch)

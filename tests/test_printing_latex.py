@@ -5,11 +5,17 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
+from symbolic.params import param
+from symbolic.printing.glyphs import GLYPHS, SUPERSCRIPTS
 from symbolic.printing.latex import TileboundLatexPrinter, escape, math_text, model_to_latex, to_latex
 from symbolic.printing.notation import Omega, Theta
-from symbolic.symbols import Bc, Br, M, N, Nk, d
+from symbolic.printing.text import ascii_text
 
 from toy_models import halo_model
+
+# the printers' own parameters (attention's names, declared here: the printer tests need no model family)
+N, Nk, d, M = param("N"), param("N_k", latex="N_k"), param("d"), param("M")
+Br, Bc = param("B_r", latex="B_r"), param("B_c", latex="B_c")
 
 CASES = [
     (sp.ceiling(N / Bc), r"\left\lceil \frac{N}{B_c} \right\rceil"),
@@ -39,7 +45,9 @@ ESCAPES = [
     ("a->b", r"a-\textgreater{}b"),
     ("Θ(N²)", r"$\Theta$(N\textsuperscript{2})"),
     ("漢", "[U+6F22]"),
-    ("REFERENCE §5", r"REFERENCE \S{}5"),
+    ("conventions §5", r"conventions \S{}5"),
+    ("t ≲ 2 µs", r"t $\lesssim$ 2 $\mu$s"),
+    ("N⁻¹", r"N\textsuperscript{-1}"),
 ]
 
 
@@ -67,7 +75,7 @@ def test_model_align():
 \text{writes} &= N && \text{elements} \\
 \text{flops} &= 3 N && \text{FLOP} \\
 \text{total} &= 2 N + 2 \left\lceil \frac{N}{B} \right\rceil && \text{elements} \\
-\intertext{when the blocks divide the sizes, when $N = B t$:}
+\intertext{when the blocks divide the sizes, when $N = t B$:}
 \text{reads} &= N \left(1 + \frac{2}{B}\right) && \text{elements} \\
 \text{writes} &= N && \text{elements} \\
 \text{flops} &= 3 N && \text{FLOP} \\
@@ -103,6 +111,9 @@ MATH_TEXT = [
     ("N×N", r"\text{N}\times \text{N}"),
     ("x^2", r"\text{x}\hat{}\text{2}"),
     ("§5", r"\S \text{5}"),
+    ("a ≲ b", r"\text{a }\lesssim \text{ b}"),         # the notebook labels printed [U+2272] here
+    ("N⁻¹ d²", r"\text{N}^{-1}\text{ d}^{2}"),
+    ("it’s “x”", "\\text{it's \"x\"}"),
 ]
 
 
@@ -162,3 +173,67 @@ def test_a_term_too_wide_for_the_page_is_wrapped_ascii_text():
     assert rows[3] == r"\intertext{asymptotics of reads (all sizes \textgreater{}= 1):}"
     assert r"\text{reads} &\sim N^{50}" in model_to_latex(m, "align")
     assert r"\text{reads} &= \left(N + 1\right)" in model_to_latex(m, "aligned")   # a notebook scrolls
+
+
+def test_a_parameter_prints_its_own_latex_form():
+    """LaTeX shows ``Param.latex``; a parameter without one gets its name with one subscript."""
+    bm, sf = param("B_M", "row block", latex=r"B_{\mathrm{M}}"), param("S_f", "fast memory")
+    assert to_latex(sp.ceiling(N / bm)) == r"\left\lceil \frac{N}{B_{\mathrm{M}}} \right\rceil"
+    assert to_latex(sf) == "S_{f}"
+
+
+# ------------------------------------------------------------------------------ the one glyph table
+# Each glyph in each output, written by hand: (character, ASCII, LaTeX text mode, LaTeX math mode)
+GLYPH_FORMS = [
+    ("≤", "<=", r"$\le$", r"\le"),
+    ("≥", ">=", r"$\ge$", r"\ge"),
+    ("≲", "<~", r"$\lesssim$", r"\lesssim"),
+    ("≈", "~", r"$\approx$", r"\approx"),
+    ("÷", "/", r"$\div$", r"\div"),
+    ("×", "x", r"$\times$", r"\times"),
+    ("·", "*", r"$\cdot$", r"\cdot"),
+    ("µ", "u", r"$\mu$", r"\mu"),
+    ("Θ", "Theta", r"$\Theta$", r"\Theta"),
+    ("Ω", "Omega", r"$\Omega$", r"\Omega"),
+    ("⌈", "ceil(", r"$\lceil$", r"\lceil"),
+    ("⌉", ")", r"$\rceil$", r"\rceil"),
+    ("⌊", "floor(", r"$\lfloor$", r"\lfloor"),
+    ("⌋", ")", r"$\rfloor$", r"\rfloor"),
+    ("²", "^2", r"\textsuperscript{2}", "^{2}"),
+    ("³", "^3", r"\textsuperscript{3}", "^{3}"),
+    ("…", "...", r"\ldots{}", r"\ldots"),
+]
+
+
+@pytest.mark.parametrize("char,ascii_,text,math", GLYPH_FORMS, ids=[g[0] for g in GLYPH_FORMS])
+def test_each_printer_spells_a_glyph_as_the_table_says(char, ascii_, text, math):
+    assert ascii_text(char) == ascii_
+    assert escape(char) == text
+    got = math_text(char)
+    assert got.rstrip() == math.rstrip()
+
+
+@pytest.mark.parametrize("char", sorted(GLYPHS))
+def test_every_glyph_has_a_form_in_every_output(char):
+    """No character of the table falls through to a code point in any printer."""
+    for out in (ascii_text(char), escape(char), math_text(char)):
+        assert out.isascii() and "[U+" not in out, (char, out)
+
+
+def test_superscript_runs_are_one_exponent():
+    assert set(SUPERSCRIPTS) <= set(GLYPHS)
+    assert ascii_text("N⁻¹²") == "N^-12" and escape("N⁻¹²") == r"N\textsuperscript{-12}"
+    assert math_text("N⁻¹²") == r"\text{N}^{-12}"
+
+
+def test_every_registered_model_prints_without_code_points(toys):
+    """What every model prints (formulas, summary, source, notes, regime) is in the glyph table: the
+    notes (escape), a notebook (math_text inside aligned) and an ASCII terminal agree."""
+    from symbolic import registry
+    from symbolic.printing.text import model_to_text
+
+    for name in registry.names():
+        m = registry.get(name)
+        text = model_to_text(m)
+        for out in (escape(text), m._repr_latex_(), model_to_text(m, unicode=False)):
+            assert "[U+" not in out, (name, [ln for ln in out.splitlines() if "[U+" in ln][:3])

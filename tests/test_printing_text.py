@@ -7,11 +7,15 @@ import sympy as sp
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from symbolic.params import param
 from symbolic.printing.notation import Omega, Theta
 from symbolic.printing.text import TextPrinter, ascii_text, model_to_text, to_text
-from symbolic.symbols import Bc, Br, M, N, Nk, d
 
 from toy_models import halo_model
+
+# the printers' own parameters (attention's names, declared here: the printer tests need no model family)
+N, Nk, d, M = param("N"), param("N_k", latex="N_k"), param("d"), param("M")
+Br, Bc = param("B_r", latex="B_r"), param("B_c", latex="B_c")
 
 CASES = [
     # expression, unicode, ascii
@@ -48,7 +52,8 @@ def test_golden(expr, unicode, ascii_):
 ASCII = [
     ("Θ(N²·d²/M) ≈ 4.56 µs", "Theta(N^2*d^2/M) ~ 4.56 us"),
     ("N⁻¹ ≤ 2×M ÷ 3", "N^-1 <= 2xM / 3"),
-    ("⌈N/B⌉ ∈ REFERENCE §5", "ceil(N/B) in REFERENCE sec. 5"),
+    ("⌈N/B⌉ ∈ conventions §5", "ceil(N/B) in conventions sec. 5"),
+    ("t ≲ 2 µs ± 3 μs", "t <~ 2 us +- 3 us"),
     ("plain ascii", "plain ascii"),
 ]
 
@@ -56,6 +61,13 @@ ASCII = [
 @pytest.mark.parametrize("text,expected", ASCII)
 def test_ascii_text(text, expected):
     assert ascii_text(text) == expected
+
+
+def test_a_parameter_prints_as_the_name_a_user_types():
+    """Text shows ``Param.name`` (what ``--at`` takes), never its LaTeX form or a dialect suffix."""
+    bm = param("B_M", "row block", latex=r"B_{\mathrm{M}}")
+    assert to_text(sp.ceiling(N / bm)) == "⌈N/B_M⌉"
+    assert to_text(sp.ceiling(N / bm), unicode=False) == "ceil(N/B_M)"
 
 
 def test_unknown_setting_raises():
@@ -93,7 +105,7 @@ exact
   flops  = 3·N            [FLOP]
   total  = 2·N + 2·⌈N/B⌉  [elements]
 
-when the blocks divide the sizes (N = B·t)
+when the blocks divide the sizes (N = t·B)
   reads  = N·(1 + 2/B)    [elements]
   writes = N              [elements]
   flops  = 3·N            [FLOP]

@@ -9,8 +9,10 @@ import sympy as sp
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from symbolic.params import param
 from symbolic.printing.tables import Exact, Measure, Table, format_cell, render
-from symbolic.symbols import M, N, d
+
+N, d, M = param("N"), param("d"), param("M")
 
 TABLE = Table(("N", "total", "name"), ((512, 12345678, "a_b"), (1024, 3, "x|y")))
 
@@ -65,8 +67,10 @@ def test_ascii_target_spells_caption_and_notes_in_ascii():
 
 
 def test_unknown_target_names_the_parameter():
-    with pytest.raises(ValueError, match="^format: "):
+    from base.errors import BadInput
+    with pytest.raises(BadInput, match="^format: ") as exc:
         render(TABLE, "html")
+    assert exc.value.param == "format"
 
 
 CELLS = [
@@ -95,6 +99,8 @@ CELLS = [
     (Measure(Fraction(101, 10**6), "s"), "ascii", "101 us"),
     (("÷ ", N), "ascii", "/ N"),
     ("≈", "ascii", "~"),
+    ("≲ 2 µs", "ascii", "<~ 2 us"),
+    ("≲ 2 µs", "latex", r"$\lesssim$ 2 $\mu$s"),
     (None, "text", ""),
 ]
 

@@ -1,4 +1,8 @@
-"""Small models for the printer and CLI tests, independent of the attention/latency/GEMM families.
+"""Small models for the printer, CLI and verify tests, independent of the attention/latency/GEMM families.
+
+Each toy declares its own parameters (:func:`symbolic.params.param`) and is a
+:class:`~symbolic.registry.ModelRef`, as a model file does; the ``toys`` fixture (``conftest.py``)
+injects them into the registry for one test.
 
 ``toy.halo``: a 1-D three-point stencil over ``N`` elements in tiles of ``B``: each tile loads its ``B``
 elements (the last one fewer) plus one halo element on each side, so reads = N + 2⌈N/B⌉ (a halo
@@ -16,27 +20,33 @@ import sympy as sp
 
 from symbolic.asymptotics import Regime
 from symbolic.model import Model
-from symbolic.symbols import N
+from symbolic.params import param
+from symbolic.registry import ModelRef, defines
 
-# plain SymPy symbols (not interned by symbolic.symbols.sym, where another family may own the names)
-B = sp.Symbol("B", integer=True, positive=True)
-t = sp.Symbol("t", integer=True, positive=True)
-R, C, P = (sp.Symbol(n, integer=True, positive=True) for n in ("R", "C", "P"))
+N = param("N", "number of elements")
+B = param("B", "tile size (elements)")
+R = param("R", "row tile (elements)")
+C = param("C", "column tile (elements)")
+t = sp.Dummy("t", integer=True, positive=True)          # derivation only: N = B t
+P = sp.Dummy("P", integer=True, positive=True)          # the divisible form's common tile R = C = P
 
 
-def halo_model() -> Model:
+@defines("toy.halo", "toy: 1-D stencil with a halo")
+def halo():
     return Model(name="toy.halo", summary="1-D stencil in tiles of B with a one-element halo each side",
                  quantities={"reads": N + 2 * sp.ceiling(N / B), "writes": N, "flops": 3 * N},
                  params=(N, B), divisible_subs={N: B * t}, regime=Regime("B <= N", le=((B, N),)),
                  lower_bounds={"compulsory": 2 * N}, defaults={"B": 32}, source="test toy")
 
 
-def copy_model() -> Model:
+@defines("toy.copy", "toy: copy")
+def copy():
     return Model(name="toy.copy", summary="copy N elements", quantities={"reads": N, "writes": N, "flops": sp.Integer(0)},
                  params=(N,), source="test toy")
 
 
-def pair_model() -> Model:
+@defines("toy.pair", "toy: all pairs, asymptotics in P")
+def pair():
     return Model(name="toy.pair", summary="all pairs in R x C tiles",
                  quantities={"reads": N * sp.ceiling(N / C) + N * sp.ceiling(N / R), "writes": N,
                              "flops": N**2},
@@ -46,23 +56,36 @@ def pair_model() -> Model:
                  source="test toy")
 
 
+TOYS = (halo, copy, pair)
+
+
+def halo_model() -> Model:
+    """A fresh ``toy.halo`` Model (not the cached one of the ModelRef)."""
+    return halo._build()
+
+
+def copy_model() -> Model:
+    return copy._build()
+
+
+def pair_model() -> Model:
+    return pair._build()
+
+
 def halo_brute_force(point) -> dict:
-    """Walk the tiles and count each element loaded and stored (the executor the plot test uses)."""
+    """Walk the tiles and count each element loaded and stored (the executor the plot and verify tests use)."""
     n, b = point["N"], point["B"]
     reads = writes = 0
     for start in range(0, n, b):
         stop = min(start + b, n)
         reads += (stop - start) + 2          # the tile and its two halo elements
         writes += stop - start
-    return {"reads": reads, "writes": writes, "total": reads + writes, "flops": 3 * n}
+    return {"reads": reads, "writes": writes, "flops": 3 * n}
 
 
 def register_toys(monkeypatch) -> None:
-    """Put the toys into the model registry for one test (monkeypatch removes them afterwards)."""
+    """Put the toys into the model registry for one test (monkeypatch restores it afterwards): the
+    registry's discovered ``{name: ModelRef}`` with the toys added."""
     from symbolic import registry
-    registry._load_families()
-    monkeypatch.setattr(registry, "_FACTORIES", {**registry._FACTORIES,
-                                                 "toy.halo": ("toy: 1-D stencil with a halo", halo_model),
-                                                 "toy.copy": ("toy: copy", copy_model),
-                                                 "toy.pair": ("toy: all pairs, asymptotics in P", pair_model)})
-    monkeypatch.setattr(registry, "_BUILT", {k: v for k, v in registry._BUILT.items() if not k.startswith("toy.")})
+    found = {**registry._refs(), **{ref.name: ref for ref in TOYS}}
+    monkeypatch.setattr(registry, "_refs", lambda: found)

@@ -3,6 +3,7 @@
 The modules, in pipeline order (import the one you need; this package imports none of them, so that
 ``symbolic.printing.human`` stays cheap for the course scripts):
 
+* :mod:`.glyphs` - the one glyph table: each non-ASCII character in Unicode, ASCII, LaTeX math and text.
 * :mod:`.notation` - ``Theta`` / ``Omega``, display-only SymPy functions.
 * :mod:`.content` - what a model's printout holds (sections of labelled expressions), format-free.
 * :mod:`.text` - one-line Unicode/ASCII printer (``⌈N/B_c⌉``, ``N²``); ``to_text``, ``model_to_text``,

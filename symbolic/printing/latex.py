@@ -15,46 +15,33 @@ from types import MappingProxyType
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
+from base.errors import BadInput
+
 from ..params import Param
+from .glyphs import GLYPHS as GLYPH_TABLE
+from .glyphs import RELATIONS as GLYPH_RELATIONS
+from .glyphs import Superscript, pieces, relation, tex_math, tex_text
 
 __all__ = ["TileboundLatexPrinter", "to_latex", "print_latex", "model_to_latex", "escape", "math_text", "ENVIRONMENTS"]
 
 #: environment -> whether it is a display of its own (``align``) or sits inside ``$$…$$`` (``aligned``)
 ENVIRONMENTS = MappingProxyType({"align": True, "align*": True, "aligned": False})
 
-#: relation -> LaTeX
-RELATIONS = MappingProxyType({"=": "=", "~": r"\sim", "in": r"\in", "<=": r"\le", ">=": r"\ge", "<": "<", ">": ">"})
-
-_TEX_SPECIAL = MappingProxyType({
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
-})
-#: non-ASCII characters the project's strings use, as pdfLaTeX-safe markup
-_TEX_UNICODE = MappingProxyType({
-    "×": r"$\times$", "÷": r"$\div$", "·": r"$\cdot$", "µ": r"$\mu$", "μ": r"$\mu$", "≤": r"$\le$",
-    "≥": r"$\ge$", "≠": r"$\ne$", "→": r"$\to$", "←": r"$\leftarrow$", "≈": r"$\approx$", "∈": r"$\in$",
-    "–": "--", "—": "---", "−": "-", "‘": "`", "’": "'", "“": "``", "”": "''", "…": r"\ldots{}",
-    "Θ": r"$\Theta$", "Ω": r"$\Omega$", "Σ": r"$\Sigma$", "√": r"$\surd$", "⌈": r"$\lceil$", "⌉": r"$\rceil$",
-    "⌊": r"$\lfloor$", "⌋": r"$\rfloor$", "²": r"\textsuperscript{2}", "³": r"\textsuperscript{3}",
-    "⁻": r"\textsuperscript{-}", "¹": r"\textsuperscript{1}", "°": r"\textdegree{}", "±": r"$\pm$",
-    "\u00a0": "~", "≲": r"$\lesssim$", "∞": r"$\infty$", "§": r"\S{}",
-})
+#: relation -> LaTeX (from the one glyph table)
+RELATIONS = MappingProxyType({r: relation(r, "latex") for r in GLYPH_RELATIONS})
 
 
 def escape(text: str) -> str:
-    """Plain text -> pdfLaTeX-safe text (special characters escaped, known Unicode mapped, any other
-    non-ASCII character written as its code point so the document still compiles)."""
+    """Plain text -> pdfLaTeX-safe text: special characters escaped, every character of the glyph
+    table in its text-mode form (superscript runs as ``\\textsuperscript``), and any other non-ASCII
+    character written as its code point so the document still compiles."""
     out = []
-    for ch in str(text):
-        if ch in _TEX_SPECIAL:
-            out.append(_TEX_SPECIAL[ch])
-        elif ch in _TEX_UNICODE:
-            out.append(_TEX_UNICODE[ch])
-        elif ord(ch) > 127:
-            out.append(f"[U+{ord(ch):04X}]")
-        else:
-            out.append(ch)
+    for ch in pieces(text):
+        if isinstance(ch, Superscript):
+            out.append(rf"\textsuperscript{{{ch}}}")
+            continue
+        tex = tex_text(ch)
+        out.append(tex if tex is not None else ch if ord(ch) <= 127 else f"[U+{ord(ch):04X}]")
     return "".join(out)
 
 
@@ -130,31 +117,30 @@ def _broken(expr) -> list[str]:
     return [tex for tex, _ in lines]
 
 
-#: characters that may not stand inside ``\text{}`` when MathJax reads it, as math-mode markup that
-#: pdfLaTeX and MathJax both understand
-_MATH_CHARS = MappingProxyType({
-    "_": r"\_", "%": r"\%", "&": r"\&", "$": r"\$", "#": r"\#", "{": r"\{", "}": r"\}", "\\": r"\backslash",
-    "^": r"\hat{}", "~": r"\sim", "<": "<", ">": ">", "|": "|",
-    "×": r"\times", "÷": r"\div", "·": r"\cdot", "µ": r"\mu", "μ": r"\mu", "≤": r"\le", "≥": r"\ge",
-    "≠": r"\ne", "→": r"\to", "≈": r"\approx", "∈": r"\in", "Θ": r"\Theta", "Ω": r"\Omega", "Σ": r"\Sigma",
-    "⌈": r"\lceil", "⌉": r"\rceil", "⌊": r"\lfloor", "⌋": r"\rfloor", "²": "^{2}", "³": "^{3}", "−": "-",
-    "–": "-", "—": "-", "∞": r"\infty", "±": r"\pm", "§": r"\S",
-})
-
-
 def math_text(text: str) -> str:
     r"""Text for math mode that pdfLaTeX and a notebook's MathJax both read: plain runs in ``\text{}``,
-    every special character as math markup between them (``t_compute`` -> ``\text{t}\_\text{compute}``)."""
+    every special character and glyph as math markup between them (``t_compute`` ->
+    ``\text{t}\_\text{compute}``, ``≲`` -> ``\lesssim``, ``N⁻¹`` -> ``\text{N}^{-1}``)."""
     out, run = [], []
 
     def flush():
         if run:
             out.append(rf"\text{{{''.join(run)}}}")
             run.clear()
-    for ch in str(text):
-        if ch in _MATH_CHARS:
-            flush()
-            out.append(_MATH_CHARS[ch] + (" " if _MATH_CHARS[ch][-1:].isalpha() else ""))
+
+    def markup(tex: str):
+        flush()
+        out.append(tex + (" " if tex[-1:].isalpha() else ""))
+
+    for ch in pieces(text):
+        if isinstance(ch, Superscript):
+            markup(f"^{{{ch}}}")
+            continue
+        tex = tex_math(ch)
+        if tex is not None:
+            markup(tex)
+        elif ch in GLYPH_TABLE:            # punctuation whose ASCII spelling reads the same in \text{}
+            run.append(GLYPH_TABLE[ch].ascii)
         elif ord(ch) > 127:
             run.append(f"[U+{ord(ch):04X}]")
         else:
@@ -181,7 +167,7 @@ def model_to_latex(model, environment: str = "align") -> str:
     from .content import LABEL_WIDTH, model_sections
 
     if environment not in ENVIRONMENTS:
-        raise ValueError(f"environment: must be one of {', '.join(ENVIRONMENTS)}, got {environment!r}")
+        raise BadInput("environment", f"must be one of {', '.join(ENVIRONMENTS)}, got {environment!r}")
     standalone = ENVIRONMENTS[environment]
     rows: list[str] = []
     for sec in model_sections(model):

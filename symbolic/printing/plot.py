@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from base.errors import BadInput
+
 __all__ = ["Series", "plot_series", "require_matplotlib", "check_image_path", "STYLES"]
 
 #: series kind -> matplotlib keyword arguments
@@ -29,19 +31,19 @@ class Series:
 
 
 def require_matplotlib():
-    """The ``matplotlib.pyplot`` module (non-interactive backend), or ``ValueError`` naming ``plot``."""
+    """The ``matplotlib.pyplot`` module (non-interactive backend), or :class:`~base.errors.BadInput` naming ``plot``."""
     try:
         import matplotlib
     except ImportError:
-        raise ValueError("plot: matplotlib is not installed; install the plot extra: "
-                         "pip install 'tilebound[plot]'") from None
+        raise BadInput("plot", "matplotlib is not installed; install the plot extra: "
+                               "pip install 'tilebound[plot]'") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     return plt
 
 
 def check_image_path(path: str) -> str:
-    """``path`` when matplotlib can write its format (from the extension), else ``ValueError`` naming ``output``."""
+    """``path`` when matplotlib can write its format (from the extension), else :class:`~base.errors.BadInput` naming ``output``."""
     require_matplotlib()
     from pathlib import Path
 
@@ -50,8 +52,8 @@ def check_image_path(path: str) -> str:
     formats = FigureCanvasBase.get_supported_filetypes()
     ext = Path(path).suffix.lstrip(".").lower()
     if ext not in formats:
-        raise ValueError(f"output: cannot tell an image format from {path!r}; "
-                         f"end it with one of .{', .'.join(sorted(formats))}")
+        raise BadInput("output", f"cannot tell an image format from {path!r}; "
+                                 f"end it with one of .{', .'.join(sorted(formats))}")
     return path
 
 
@@ -62,7 +64,7 @@ def plot_series(series, xlabel: str, ylabel: str, title: str, path: str, loglog:
     colors = {}
     for s in series:
         if s.kind not in STYLES:
-            raise ValueError(f"kind: must be one of {', '.join(STYLES)}, got {s.kind!r}")
+            raise BadInput("kind", f"must be one of {', '.join(STYLES)}, got {s.kind!r}")
         group = s.label.split(":")[0]
         kw = dict(STYLES[s.kind])
         if group in colors:

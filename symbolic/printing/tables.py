@@ -17,7 +17,9 @@ from numbers import Integral, Real
 from types import MappingProxyType
 
 import sympy as sp
-from tabulate import DataRow, Line, TableFormat, tabulate
+from tabulate import Line, TableFormat, tabulate
+
+from base.errors import BadInput
 
 from .human import fmt_bytes, fmt_int, fmt_real, fmt_si, fmt_time
 from .latex import escape, to_latex
@@ -136,7 +138,7 @@ def render(table: Table, target: str = "text") -> str:
     (GitHub pipes) or ``latex`` (booktabs, in a ``table`` float with its caption when it has one, and no
     placement option: the document's ``\\floatplacement`` decides; the standalone notes set float's ``H``)."""
     if target not in FORMATS:
-        raise ValueError(f"format: must be one of {', '.join(FORMATS)}, got {target!r}")
+        raise BadInput("format", f"must be one of {', '.join(FORMATS)}, got {target!r}")
     headers = [format_cell(h, target) for h in table.headers]
     rows = [[format_cell(v, target) for v in row] for row in table.rows]
     body = tabulate(rows, headers=headers, tablefmt=FORMATS[target], disable_numparse=True,

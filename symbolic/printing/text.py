@@ -7,12 +7,13 @@ plain ASCII (``ceil(N/B_c)``, ``N^2``) for terminals that cannot show ⌈ ⌉.
 
 ``to_text(expr)`` returns the string; ``print_text(expr)`` prints it.  ``model_to_text(model)`` renders
 the sections of :func:`symbolic.printing.content.model_sections`.  ``ascii_text`` spells the prose's
-Unicode (``≈``, ``µs``, ``÷``, ``N²``) in ASCII for a terminal that cannot show it.
+Unicode (``≈``, ``µs``, ``÷``, ``N²``) in ASCII for a terminal that cannot show it.  Every character
+in both styles comes from the one glyph table, :mod:`symbolic.printing.glyphs`; a parameter prints as
+its own name (``Param.name``, what a user types).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -20,12 +21,15 @@ import sympy as sp
 from sympy.printing.precedence import PRECEDENCE, precedence
 from sympy.printing.str import StrPrinter
 
+from .glyphs import GLYPHS as GLYPH_TABLE
+from .glyphs import SUPERSCRIPTS, relation, to_ascii
+
 __all__ = ["TextPrinter", "to_text", "print_text", "model_to_text", "ascii_text", "GLYPHS", "ASCII_SPELLINGS"]
 
 
 @dataclass(frozen=True)
 class Glyphs:
-    """The characters one output style uses."""
+    """The characters one output style uses (both styles read :mod:`.glyphs`)."""
 
     ceil: tuple
     floor: tuple
@@ -35,36 +39,26 @@ class Glyphs:
     sum: str
     sqrt: str
     superscripts: bool
-    relations: MappingProxyType
+    unicode: bool
+
+    def relation(self, rel: str) -> str:
+        return relation(rel, "unicode" if self.unicode else "ascii")
 
 
-_UNICODE_REL = MappingProxyType({"==": "=", "!=": "≠", "<=": "≤", ">=": "≥", "<": "<", ">": ">",
-                                 "=": "=", "in": "∈", "~": "~"})
-_ASCII_REL = MappingProxyType({"==": "=", "!=": "!=", "<=": "<=", ">=": ">=", "<": "<", ">": ">",
-                               "=": "=", "in": "in", "~": "~"})
+def _style(unicode: bool) -> Glyphs:
+    form = (lambda c: c) if unicode else (lambda c: GLYPH_TABLE[c].ascii)
+    return Glyphs(ceil=(form("⌈"), form("⌉")), floor=(form("⌊"), form("⌋")), mul=form("·"), theta=form("Θ"),
+                  omega=form("Ω"), sum=form("Σ"), sqrt=form("√"), superscripts=unicode, unicode=unicode)
 
-#: output styles as data: ``GLYPHS[unicode]``
-GLYPHS = MappingProxyType({
-    True: Glyphs(ceil=("⌈", "⌉"), floor=("⌊", "⌋"), mul="·", theta="Θ", omega="Ω", sum="Σ", sqrt="√",
-                 superscripts=True, relations=_UNICODE_REL),
-    False: Glyphs(ceil=("ceil(", ")"), floor=("floor(", ")"), mul="*", theta="Theta", omega="Omega",
-                  sum="Sum", sqrt="sqrt", superscripts=False, relations=_ASCII_REL),
-})
+
+#: output styles: ``GLYPHS[unicode]``, both derived from the one glyph table
+GLYPHS = MappingProxyType({True: _style(True), False: _style(False)})
 
 _EXPR_WIDTH = 60    # units align after expressions up to this long
-_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-_FROM_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
-_SUPERSCRIPT_RUN = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+")
+_SUPERSCRIPT = str.maketrans({p: s for s, p in SUPERSCRIPTS.items()})
 
-#: the non-ASCII characters of the project's prose and units, spelled in ASCII (superscript runs
-#: become ``^`` and digits first: ``N⁻¹`` -> ``N^-1``)
-ASCII_SPELLINGS = MappingProxyType({
-    "÷": "/", "≈": "~", "µ": "u", "μ": "u", "·": "*", "×": "x", "∈": "in", "≤": "<=", "≥": ">=", "≠": "!=",
-    "→": "->", "←": "<-", "–": "-", "—": "--", "−": "-", "‘": "'", "’": "'", "“": '"', "”": '"', "…": "...",
-    "Θ": "Theta", "Ω": "Omega", "Σ": "Sum", "√": "sqrt", "⌈": "ceil(", "⌉": ")", "⌊": "floor(", "⌋": ")",
-    "§": "sec. ", "°": " deg", "±": "+-", "∞": "inf", "≲": "<~", "\u00a0": " ",
-})
-_ASCII = str.maketrans(dict(ASCII_SPELLINGS))
+#: the non-ASCII characters of the project's prose and units, spelled in ASCII (from the glyph table)
+ASCII_SPELLINGS = MappingProxyType({c: g.ascii for c, g in GLYPH_TABLE.items()})
 
 
 class TextPrinter(StrPrinter):
@@ -147,7 +141,7 @@ class TextPrinter(StrPrinter):
         return f"{self.glyphs.omega}({self._print(expr.args[0])})"
 
     def _print_Relational(self, expr):
-        op = self.glyphs.relations.get(expr.rel_op, expr.rel_op)
+        op = self.glyphs.relation(expr.rel_op)
         return f"{self._print(expr.lhs)} {op} {self._print(expr.rhs)}"
 
     def _print_Sum(self, expr):
@@ -181,14 +175,13 @@ def print_text(expr, **settings) -> None:
 
 
 def ascii_text(text: str) -> str:
-    """``text`` with the characters of :data:`ASCII_SPELLINGS` and superscripts spelled in ASCII
-    (``'Θ(N²) ≈ 4.56 µs'`` -> ``'Theta(N^2) ~ 4.56 us'``); any other character is left as it is."""
-    text = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group().translate(_FROM_SUPERSCRIPT), str(text))
-    return text.translate(_ASCII)
+    """``text`` with every character of the glyph table spelled in ASCII, superscript runs as ``^``
+    and digits (``'Θ(N²) ≈ 4.56 µs'`` -> ``'Theta(N^2) ~ 4.56 us'``); any other character is left as it is."""
+    return to_ascii(text)
 
 
 def relation_text(rel: str, unicode: bool = True) -> str:
-    return GLYPHS[unicode].relations.get(rel, rel)
+    return relation(rel, "unicode" if unicode else "ascii")
 
 
 def model_to_text(model, unicode: bool = True) -> str:
