@@ -1,6 +1,6 @@
 """Attention executors: standard attention and FlashAttention, run block by block on a counted global memory.
 
-Counting conventions are those of ``shared/REFERENCE.md`` §1 (the course's), in elements:
+Counting conventions are those of ``docs/conventions.md`` §1, in elements:
 
 * **Standard forward** - three kernels, each reading its operands once and writing its result once:
   ``S = Q K^T / sqrt(d)``; ``P = softmax(S)`` (the causal mask is applied here: the standard kernels
@@ -37,7 +37,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._args import count as _positive_int
+from base import validate
+from base.errors import BadInput
+
 from .memory import GlobalMemory, Phantom, Tally, is_phantom
 
 __all__ = [
@@ -64,26 +66,38 @@ class Backward(NamedTuple):
 
 # ------------------------------------------------------------------------------------- validation
 def _shapes(Q, K, V, causal):
+    """``(N, Nk, d)`` of the operands (arrays, or shape tuples in count-only mode); :class:`BadInput`
+    naming the operand whose shape is wrong."""
     qs, ks, vs = (tuple(np.shape(x)) if not isinstance(x, tuple) else x for x in (Q, K, V))
     for name, s in (("Q", qs), ("K", ks), ("V", vs)):
         if len(s) != 2:
-            raise ValueError(f"{name}: must be 2-D (rows, d), got shape {s}")
+            raise BadInput(name, f"must be 2-D (rows, d), got shape {s}")
         if s[0] < 1 or s[1] < 1:
-            raise ValueError(f"{name}: sizes must be >= 1, got shape {s}")
+            raise BadInput(name, f"sizes must be >= 1, got shape {s}")
     if ks[1] != qs[1]:
-        raise ValueError(f"K: head dimension {ks[1]} does not match Q's {qs[1]}")
+        raise BadInput("K", f"head dimension {ks[1]} does not match Q's {qs[1]}")
     if vs != ks:
-        raise ValueError(f"V: shape {vs} does not match K's {ks}")
+        raise BadInput("V", f"shape {vs} does not match K's {ks}")
     N, d = qs
     Nk = ks[0]
     if causal and Nk < N:
-        raise ValueError(f"Nk: causal attention needs Nk >= N (query i sits at position Nk - N + i), got Nk={Nk} < N={N}")
+        raise BadInput("Nk", f"causal attention needs Nk >= N (query i sits at position Nk - N + i), got Nk={Nk} < N={N}")
     return N, Nk, d
+
+
+def _arrays(**arrays):
+    """Each operand as a real NumPy array (:func:`base.validate.real_array`: complex, object, string
+    and boolean arrays are refused, naming the operand), in the order given."""
+    return tuple(validate.real_array(name, a) for name, a in arrays.items())
+
+
+def _blocks(Br, Bc):
+    return validate.integer("Br", Br), validate.integer("Bc", Bc)
 
 
 def _check_order(order):
     if order not in ORDERS:
-        raise ValueError(f"order: must be one of {', '.join(ORDERS)}, got {order!r}")
+        raise BadInput("order", f"must be one of {', '.join(ORDERS)}, got {order!r}")
 
 
 # ------------------------------------------------------------------------------------- causal geometry
@@ -149,6 +163,7 @@ def _standard_backward(mem, Qa, Ka, Va, Pa, dOa, N, Nk, d):
 
 def standard_forward(Q, K, V, causal=False) -> Forward:
     """Standard attention on real arrays: returns ``(O, P, tally)``."""
+    Q, K, V = _arrays(Q=Q, K=K, V=V)
     N, Nk, d = _shapes(Q, K, V, causal)
     mem = GlobalMemory(real=True)
     return _standard_forward(mem, mem.put("Q", Q), mem.put("K", K), mem.put("V", V), N, Nk, d, causal)
@@ -156,11 +171,12 @@ def standard_forward(Q, K, V, causal=False) -> Forward:
 
 def standard_backward(Q, K, V, P, dO) -> Backward:
     """Standard attention backward on real arrays: returns ``(dQ, dK, dV, tally)``."""
+    Q, K, V, P, dO = _arrays(Q=Q, K=K, V=V, P=P, dO=dO)
     N, Nk, d = _shapes(Q, K, V, False)
     if np.shape(P) != (N, Nk):
-        raise ValueError(f"P: shape {np.shape(P)} does not match (N, Nk) = {(N, Nk)}")
+        raise BadInput("P", f"shape {np.shape(P)} does not match (N, Nk) = {(N, Nk)}")
     if np.shape(dO) != (N, d):
-        raise ValueError(f"dO: shape {np.shape(dO)} does not match (N, d) = {(N, d)}")
+        raise BadInput("dO", f"shape {np.shape(dO)} does not match (N, d) = {(N, d)}")
     mem = GlobalMemory(real=True)
     return _standard_backward(mem, mem.put("Q", Q), mem.put("K", K), mem.put("V", V), mem.put("P", P),
                               mem.put("dO", dO), N, Nk, d)
@@ -276,8 +292,9 @@ def _nonzero(x):
 def flash_forward(Q, K, V, Br, Bc, causal=False, order="fa2") -> Forward:
     """FlashAttention forward on real arrays; returns ``(O, L, tally)`` with ``L = m + log l``."""
     _check_order(order)
+    Q, K, V = _arrays(Q=Q, K=K, V=V)
     N, Nk, d = _shapes(Q, K, V, causal)
-    Br, Bc = _positive_int("Br", Br), _positive_int("Bc", Bc)
+    Br, Bc = _blocks(Br, Bc)
     mem = GlobalMemory(real=True)
     run = _flash_forward_fa1 if order == "fa1" else _flash_forward_fa2
     return run(mem, mem.put("Q", np.asarray(Q, float)), mem.put("K", np.asarray(K, float)),
@@ -311,11 +328,12 @@ def _flash_backward(mem, Qa, Ka, Va, Oa, dOa, La, N, Nk, d, Br, Bc, causal):
 
 def flash_backward(Q, K, V, O, dO, L, Br, Bc, causal=False) -> Backward:
     """FlashAttention backward on real arrays; returns ``(dQ, dK, dV, tally)``."""
+    Q, K, V, O, dO, L = _arrays(Q=Q, K=K, V=V, O=O, dO=dO, L=L)
     N, Nk, d = _shapes(Q, K, V, causal)
-    Br, Bc = _positive_int("Br", Br), _positive_int("Bc", Bc)
+    Br, Bc = _blocks(Br, Bc)
     for name, x, shape in (("O", O, (N, d)), ("dO", dO, (N, d)), ("L", L, (N,))):
         if np.shape(x) != shape:
-            raise ValueError(f"{name}: shape {np.shape(x)} does not match {shape}")
+            raise BadInput(name, f"shape {np.shape(x)} does not match {shape}")
     mem = GlobalMemory(real=True)
     return _flash_backward(mem, *(mem.put(n, np.asarray(x, float)) for n, x in
                                   (("Q", Q), ("K", K), ("V", V), ("O", O), ("dO", dO), ("L", L))),
@@ -324,7 +342,7 @@ def flash_backward(Q, K, V, O, dO, L, Br, Bc, causal=False) -> Backward:
 
 # ------------------------------------------------------------------------------------- count-only
 def _count_inputs(N, Nk, d, causal):
-    N, Nk, d = (_positive_int(n, v) for n, v in (("N", N), ("Nk", Nk), ("d", d)))
+    N, Nk, d = (validate.integer(n, v) for n, v in (("N", N), ("Nk", Nk), ("d", d)))
     _shapes((N, d), (Nk, d), (Nk, d), causal)
     mem = GlobalMemory(real=False)
     return mem, N, Nk, d
@@ -345,7 +363,7 @@ def count_standard_backward(N, Nk, d) -> Tally:
 def count_flash_forward(N, Nk, d, Br, Bc, causal=False, order="fa2") -> Tally:
     _check_order(order)
     mem, N, Nk, d = _count_inputs(N, Nk, d, causal)
-    Br, Bc = _positive_int("Br", Br), _positive_int("Bc", Bc)
+    Br, Bc = _blocks(Br, Bc)
     run = _flash_forward_fa1 if order == "fa1" else _flash_forward_fa2
     return run(mem, mem.put("Q", (N, d)), mem.put("K", (Nk, d)), mem.put("V", (Nk, d)), N, Nk, d, Br, Bc,
                causal).tally
@@ -353,7 +371,7 @@ def count_flash_forward(N, Nk, d, Br, Bc, causal=False, order="fa2") -> Tally:
 
 def count_flash_backward(N, Nk, d, Br, Bc, causal=False) -> Tally:
     mem, N, Nk, d = _count_inputs(N, Nk, d, causal)
-    Br, Bc = _positive_int("Br", Br), _positive_int("Bc", Bc)
+    Br, Bc = _blocks(Br, Bc)
     return _flash_backward(mem, *(mem.put(n, s) for n, s in (("Q", (N, d)), ("K", (Nk, d)), ("V", (Nk, d)),
                                                              ("O", (N, d)), ("dO", (N, d)), ("L", (N,)))),
                            N, Nk, d, Br, Bc, causal).tally
@@ -362,6 +380,7 @@ def count_flash_backward(N, Nk, d, Br, Bc, causal=False) -> Tally:
 # ------------------------------------------------------------------------------------- reference
 def reference_attention(Q, K, V, causal=False):
     """Plain ``softmax(Q K^T / sqrt(d)) V`` in one shot (no tiling, no counting): the oracle."""
+    Q, K, V = _arrays(Q=Q, K=K, V=V)
     N, Nk, d = _shapes(Q, K, V, causal)
     S = (Q @ K.T) / math.sqrt(d)
     if causal:
@@ -373,6 +392,7 @@ def reference_attention(Q, K, V, causal=False):
 
 def reference_attention_grads(Q, K, V, dO, causal=False):
     """Gradients of ``<dO, attention(Q, K, V)>`` by the textbook formulas, in one shot."""
+    Q, K, V, dO = _arrays(Q=Q, K=K, V=V, dO=dO)
     d = Q.shape[1]
     O, P = reference_attention(Q, K, V, causal)
     dV = P.T @ dO

@@ -1,6 +1,6 @@
 """Counted global memory (HBM) and the two execution modes.
 
-Counting convention (``shared/REFERENCE.md`` §1): a *read* is one element moved from global memory
+Counting convention (``docs/conventions.md`` §1): a *read* is one element moved from global memory
 to on-chip memory by a tile load, a *write* one element moved back by a tile store; bytes are
 elements x the array's dtype size.  Only :meth:`GlobalMemory.load` and :meth:`GlobalMemory.store`
 move data, so nothing reaches an executor's registers uncounted.  ``flops`` counts matrix-multiply
@@ -14,6 +14,10 @@ Two modes run the *same* algorithm code:
   propagate shapes through NumPy syntax (ufuncs, ``@``, reductions, ``np.where``) without arithmetic.
 
 All tallies are Python ints (unbounded), never NumPy int64.
+
+Bad input (a complex or object array placed in memory) is :class:`~base.errors.BadInput` naming the
+array.  A shape mismatch inside a load, store or product is an executor's bug, not the caller's
+input, and raises NumPy's own ``ValueError`` (as ``@`` and broadcasting do on real arrays).
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
+
+from base import validate
 
 __all__ = ["GlobalMemory", "HBMArray", "Phantom", "Tally", "is_phantom"]
 
@@ -256,7 +262,7 @@ class GlobalMemory:
     def put(self, name: str, data) -> HBMArray:
         """Place an input array in global memory (a Phantom or shape tuple in count-only mode)."""
         if self.real:
-            arr = np.asarray(data)
+            arr = validate.real_array(name, data)
             a = HBMArray(name, arr.shape, arr.dtype, arr)
         else:
             shape = data if isinstance(data, tuple) else _shape_of(data)

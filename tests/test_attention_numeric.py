@@ -11,6 +11,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from base.errors import BadInput
 from numeric import attention as ex
 
 
@@ -90,7 +91,7 @@ def test_flash_equals_plain_attention(s):
 
 # ----------------------------------------------------------------------------- counts by brute force
 def _brute_force_counts(kind, N, Nk, d, Br, Bc, causal):
-    """Counts from REFERENCE.md §1 with block visibility decided element by element."""
+    """Counts by the conventions of docs/conventions.md §1 with block visibility decided element by element."""
     Tr, Tc = -(-N // Br), -(-Nk // Bc)
     rows = [min(Br, N - i * Br) for i in range(Tr)]
     cols = [min(Bc, Nk - j * Bc) for j in range(Tc)]
@@ -129,7 +130,7 @@ def test_counts_match_brute_force(N, extra, d, Br, Bc, causal):
 
 
 def test_standard_counts_match_reference_text():
-    # REFERENCE.md §1, typed from the text
+    # docs/conventions.md §1.1-1.2 (FlashAttention, arXiv 2205.14135, Algorithms 0 and 3), typed from the text
     N, Nk, d = 37, 53, 11
     f = ex.count_standard_forward(N, Nk, d)
     assert (f.reads, f.writes, f.flops) == (N * d + Nk * d + 2 * N * Nk + Nk * d, 2 * N * Nk + N * d, 4 * N * Nk * d)
@@ -177,5 +178,35 @@ def test_counts_are_python_ints_at_scale():
     (lambda: ex.standard_backward(np.ones((4, 2)), np.ones((4, 2)), np.ones((4, 2)), np.ones((3, 4)), np.ones((4, 2))), "P"),
 ])
 def test_bad_input_names_the_parameter(call, param):
-    with pytest.raises(ValueError, match=rf"^{param}:"):
+    with pytest.raises(BadInput, match=rf"^{param}:") as err:
         call()
+    assert err.value.param == param
+
+
+_C = np.ones((4, 2)) + 1j          # a complex array would lose its imaginary part with only a warning
+_OBJ = np.ones((4, 2), dtype=object)
+
+
+@pytest.mark.parametrize("call,param", [
+    (lambda: ex.flash_forward(_C, np.ones((4, 2)), np.ones((4, 2)), 2, 2), "Q"),
+    (lambda: ex.flash_forward(np.ones((4, 2)), _OBJ, np.ones((4, 2)), 2, 2, order="fa1"), "K"),
+    (lambda: ex.standard_forward(np.ones((4, 2)), np.ones((4, 2)), _C), "V"),
+    (lambda: ex.standard_backward(np.ones((4, 2)), np.ones((4, 2)), np.ones((4, 2)), np.ones((4, 4)) + 1j,
+                                  np.ones((4, 2))), "P"),
+    (lambda: ex.flash_backward(np.ones((4, 2)), np.ones((4, 2)), np.ones((4, 2)), np.ones((4, 2)), _OBJ,
+                               np.ones(4), 2, 2), "dO"),
+    (lambda: ex.reference_attention(np.ones((4, 2), dtype=bool), np.ones((4, 2)), np.ones((4, 2))), "Q"),
+    (lambda: ex.count_flash_forward(4, 4, 2, 1e30, 2), "Br"),     # not exact as a float
+    (lambda: ex.count_standard_forward(4, True, 2), "Nk"),
+])
+def test_complex_object_and_inexact_inputs_are_refused(call, param):
+    with pytest.raises(BadInput, match=rf"^{param}:") as err:
+        call()
+    assert err.value.param == param
+
+
+def test_integral_floats_are_the_integers():
+    # the one positive-integer rule (base.validate.integer): 256.0 is 256, as in Model.evaluate
+    a = ex.count_flash_forward(256.0, 256, 64.0, 64, np.float64(32.0), order="fa1")
+    b = ex.count_flash_forward(256, 256, 64, 64, 32, order="fa1")
+    assert (a.reads, a.writes, a.flops) == (b.reads, b.writes, b.flops)

@@ -1,18 +1,21 @@
 """Attention formulas: closed forms derived by hand, leading terms, exactness at scale, and the
-course's and paper's figures.  Counts by the executor are compared in test_verify_attention.py."""
+course's and paper's figures; the family's parameters and the one validator.  Counts by the executor
+are compared by verify/checks/attention.py (``python -m verify --model attention``)."""
 
 from fractions import Fraction
 
 import pytest
 import sympy as sp
 
+from base.errors import BadInput
 from symbolic import registry
-from symbolic.attention import paper_block_sizes, paper_blocks_at
 from symbolic.evaluate import exact
+from symbolic.models import attention
+from symbolic.models.attention import B_c, B_r, M, N, N_k, d, paper_block_sizes, paper_blocks_at
+from symbolic.params import Param
 from symbolic.roofline import roofline
-from symbolic.symbols import Bc, Br, M, N, Nk, d
 
-B = Br   # the causal divisible forms are written in B_r (B_c = B_r)
+B = B_r   # the causal divisible forms are written in B_r (B_c = B_r)
 
 
 def q(name, key):
@@ -21,13 +24,13 @@ def q(name, key):
 
 # ----------------------------------------------------------------------------- closed forms (by hand)
 @pytest.mark.parametrize("name,key,hand", [
-    # REFERENCE.md §1, typed from the text
-    ("attention.standard.fwd", "reads", N * d + Nk * d + 2 * N * Nk + Nk * d),
-    ("attention.standard.fwd", "writes", 2 * N * Nk + N * d),
-    ("attention.standard.fwd", "flops", 4 * N * Nk * d),
-    ("attention.standard.bwd", "reads", 5 * N * Nk + 3 * N * d + 2 * Nk * d),
-    ("attention.standard.bwd", "writes", 2 * N * Nk + 2 * Nk * d + N * d),
-    ("attention.standard.bwd", "flops", 8 * N * Nk * d),
+    # docs/conventions.md §1.1-1.2 (FlashAttention, arXiv 2205.14135, Algorithms 0 and 3), typed from the text
+    ("attention.standard.fwd", "reads", N * d + N_k * d + 2 * N * N_k + N_k * d),
+    ("attention.standard.fwd", "writes", 2 * N * N_k + N * d),
+    ("attention.standard.fwd", "flops", 4 * N * N_k * d),
+    ("attention.standard.bwd", "reads", 5 * N * N_k + 3 * N * d + 2 * N_k * d),
+    ("attention.standard.bwd", "writes", 2 * N * N_k + 2 * N_k * d + N * d),
+    ("attention.standard.bwd", "flops", 8 * N * N_k * d),
 ])
 def test_standard_matches_reference_text(name, key, hand):
     assert sp.simplify(q(name, key) - hand) == 0
@@ -35,15 +38,15 @@ def test_standard_matches_reference_text(name, key, hand):
 
 @pytest.mark.parametrize("name,key,hand", [
     # fa1, B_c | N_k: init O,l,m (N d + 2N); K,V once (2 N_k d); per key block Q,O,l,m in, O,l,m out
-    ("attention.fa1.fwd", "reads", 2 * Nk * d + (Nk / Bc) * N * (2 * d + 2)),
-    ("attention.fa1.fwd", "writes", N * d + 2 * N + (Nk / Bc) * N * (d + 2)),
+    ("attention.fa1.fwd", "reads", 2 * N_k * d + (N_k / B_c) * N * (2 * d + 2)),
+    ("attention.fa1.fwd", "writes", N * d + 2 * N + (N_k / B_c) * N * (d + 2)),
     # fa2, B_r | N: Q once, K,V once per query block, O and L written once
-    ("attention.fa2.fwd", "reads", N * d + (N / Br) * 2 * Nk * d),
+    ("attention.fa2.fwd", "reads", N * d + (N / B_r) * 2 * N_k * d),
     ("attention.fa2.fwd", "writes", N * d + N),
     # backward: D pass 2Nd in, N out; dQ init; K,V; per key block Q,dO,dQ,L,D in and dQ out; dK,dV out
-    ("attention.flash.bwd", "reads", 2 * N * d + 2 * Nk * d + (Nk / Bc) * N * (3 * d + 2)),
-    ("attention.flash.bwd", "writes", N + N * d + (Nk / Bc) * N * d + 2 * Nk * d),
-    ("attention.flash.bwd", "flops", 10 * N * Nk * d),
+    ("attention.flash.bwd", "reads", 2 * N * d + 2 * N_k * d + (N_k / B_c) * N * (3 * d + 2)),
+    ("attention.flash.bwd", "writes", N + N * d + (N_k / B_c) * N * d + 2 * N_k * d),
+    ("attention.flash.bwd", "flops", 10 * N * N_k * d),
     # causal, B_c = B_r = B | N = N_k: key block j is met by T - j query blocks (T = N/B):
     # fa2 reads N d + 2 d B sum_{j<T} (T - j) = N d + d B T (T + 1)
     ("attention.fa2.fwd.causal", "reads", N * d + d * N * (N / B + 1)),
@@ -60,7 +63,7 @@ def test_divisible_forms_match_hand_derivation(name, key, hand):
 @pytest.mark.parametrize("pt", [dict(N=256, N_k=512, d=64, B_r=64, B_c=128), dict(N=12, N_k=12, d=3, B_r=4, B_c=3)])
 def test_divisible_form_equals_exact_formula_where_blocks_divide(name, pt):
     m = registry.get(name)
-    subs = {N: pt["N"], Nk: pt["N_k"], d: pt["d"], Br: pt["B_r"], Bc: pt["B_c"]}
+    subs = {N: pt["N"], N_k: pt["N_k"], d: pt["d"], B_r: pt["B_r"], B_c: pt["B_c"]}
     for key, form in m.divisible().items():
         assert form.subs(subs) == m.evaluate(key, **pt)
 
@@ -82,7 +85,7 @@ def test_causal_divisible_form_equals_exact_sum(name):
     ("attention.fa1.fwd.causal", 3 * N**2 * d / (2 * B), N**2 * d / B),
     ("attention.fa2.fwd.causal", N**2 * d / B, N**2 * d / B),
     ("attention.flash.bwd.causal", 2 * N**2 * d / B, N**2 * d / B),
-    ("attention.standard.fwd", 4 * N * Nk + 2 * N * d + 2 * Nk * d, N * Nk + N * d + Nk * d),  # Theta(Nd + N^2)
+    ("attention.standard.fwd", 4 * N * N_k + 2 * N * d + 2 * N_k * d, N * N_k + N * d + N_k * d),  # Theta(Nd + N^2)
 ])
 def test_leading_terms(name, leading, theta):
     m = registry.get(name)
@@ -104,9 +107,55 @@ def test_paper_block_sizes():
     assert (exact(br, M=51200, d=64), exact(bc, M=51200, d=64)) == (64, 200)   # course demo 2
     assert paper_blocks_at(8192, 64) == (32, 32)                               # 16 KB
     assert paper_blocks_at(1, 5) == (1, 1)
-    for bad, param in (((0, 64), "M"), ((-5, 64), "M"), ((51200, 0), "d"), ((51200.0, 64), "M")):
-        with pytest.raises(ValueError, match=rf"^{param}:"):
+    for bad, param in (((0, 64), "M"), ((-5, 64), "M"), ((51200, 0), "d"), ((51200.5, 64), "M"),
+                       ((1e30, 64), "M"), ((51200, True), "d"), (("51200", 64), "M")):
+        with pytest.raises(BadInput, match=rf"^{param}:") as err:
             paper_blocks_at(*bad)
+        assert err.value.param == param
+
+
+def test_paper_blocks_validate_as_evaluate_does():
+    # one positive-integer rule (issue 8): an integral float is the integer, as Model.evaluate takes it
+    assert paper_blocks_at(51200.0, 64) == paper_blocks_at(51200, 64) == (64, 200)
+    assert paper_blocks_at(51200, 64.0) == (64, 200)
+    m = registry.get("attention.fa1.fwd.paper")
+    assert m.evaluate("total", N=4096.0, d=64, M=51200.0) == m.evaluate("total", N=4096, d=64, M=51200)
+    # ... and a float beyond 2**53, whose binary value is not what was typed, is refused by both
+    with pytest.raises(BadInput, match=r"^N:") as err:
+        m.evaluate(N=1e30, d=64, M=51200)
+    assert err.value.param == "N"
+    with pytest.raises(BadInput, match=r"^M:"):
+        paper_blocks_at(1e30, 64)
+    # the exact int is fine: B_c = 200 | N, so by hand total = (2d + d + 2) N + (2d + 2 + d + 2) (N / 200) N
+    n = 10**30
+    assert m.evaluate("total", N=n, d=64, M=51200) == 194 * n + 196 * (n // 200) * n
+
+
+# ----------------------------------------------------------------------------- parameters
+@pytest.mark.parametrize("p,name,latex,meaning_word", [
+    (N, "N", "N", "query"), (N_k, "N_k", "N_k", "key"), (d, "d", "d", "head"),
+    (B_r, "B_r", "B_r", "query"), (B_c, "B_c", "B_c", "key"), (M, "M", "M", "SRAM"),
+])
+def test_params_carry_name_least_latex_meaning(p, name, latex, meaning_word):
+    assert isinstance(p, Param) and p.name == name and p.least == 1 and p.counts
+    assert p.latex == latex and sp.latex(p) == latex
+    assert meaning_word in p.meaning and "\n" not in p.meaning and len(p.meaning) < 100
+    assert p.is_integer and p.is_positive
+
+
+def test_models_own_the_family_params():
+    names = registry.select("attention")
+    assert len(names) == 11
+    for n in names:
+        m = registry.get(n)
+        assert all(any(p is q for q in attention.PARAMS) for p in m.params), n
+        assert "REFERENCE" not in m.source + " ".join(m.notes) + m.summary, n
+    assert [p.name for p in registry.get("attention.fa1.fwd").params] == ["N", "N_k", "d", "B_r", "B_c"]
+    assert [p.name for p in registry.get("attention.fa1.fwd.paper").params] == ["N", "d", "M"]
+    # the summation index of the causal sums is a dummy, not a parameter a user could type
+    free = registry.get("attention.fa2.fwd.causal")["reads"].atoms(sp.Symbol)
+    assert {s.name for s in free if not isinstance(s, sp.Dummy)} <= {"N", "N_k", "d", "B_r", "B_c"}
+    assert any(isinstance(s, sp.Dummy) for s in free)
 
 
 # ----------------------------------------------------------------------------- exactness
@@ -131,13 +180,14 @@ def test_evaluate_grid_is_exact_and_vectorised():
 def test_bad_points_name_the_parameter(bad, param):
     pt = dict(N=8, N_k=8, d=4, B_r=2, B_c=2)
     pt.update(bad)
-    with pytest.raises(ValueError, match=rf"^{param}:"):
+    with pytest.raises(BadInput, match=rf"^{param}:"):
         registry.get("attention.fa1.fwd").evaluate(**pt)
 
 
 def test_causal_needs_cache_at_least_as_long():
-    with pytest.raises(ValueError, match=r"^N_k:"):
+    with pytest.raises(BadInput, match=r"^N_k:") as err:
         registry.get("attention.fa2.fwd.causal").evaluate(N=8, N_k=4, d=4, B_r=2, B_c=2)
+    assert err.value.param == "N_k"
 
 
 # ----------------------------------------------------------------------------- the paper's figure 2

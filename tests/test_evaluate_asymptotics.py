@@ -7,20 +7,20 @@ import sympy as sp
 
 from symbolic.asymptotics import Regime, dominated, leading_term, monomials, theta
 from symbolic.evaluate import compile_exact, exact
-from symbolic.symbols import Bc, Br, M, N, d
+from symbolic.models.attention import B_c, B_r, M, N, d
 
 i = sp.Symbol("i", integer=True)
 
 
 @pytest.mark.parametrize("expr,point,value", [
-    (sp.ceiling(N / Br), dict(N=10, B_r=3), 4),
-    (sp.floor(N / Br), dict(N=10, B_r=3), 3),
-    (sp.ceiling(N / Br) * N, dict(N=3 * 10**9 + 1, B_r=7), (-(-(3 * 10**9 + 1) // 7)) * (3 * 10**9 + 1)),
+    (sp.ceiling(N / B_r), dict(N=10, B_r=3), 4),
+    (sp.floor(N / B_r), dict(N=10, B_r=3), 3),
+    (sp.ceiling(N / B_r) * N, dict(N=3 * 10**9 + 1, B_r=7), (-(-(3 * 10**9 + 1) // 7)) * (3 * 10**9 + 1)),
     (sp.Min(N, d) + sp.Max(N, d), dict(N=4, d=9), 13),
     (N / 3, dict(N=4), Fraction(4, 3)),
-    (sp.Sum(i * N, (i, 0, sp.ceiling(N / Br) - 1)), dict(N=10, B_r=3), 10 * (0 + 1 + 2 + 3)),
+    (sp.Sum(i * N, (i, 0, sp.ceiling(N / B_r) - 1)), dict(N=10, B_r=3), 10 * (0 + 1 + 2 + 3)),
     (sp.Piecewise((N, N > d), (d, True)), dict(N=2, d=5), 5),
-    (sp.ceiling((10**20 + 1) * N / Br), dict(N=1, B_r=10**20), 2),   # floats would give 1
+    (sp.ceiling((10**20 + 1) * N / B_r), dict(N=1, B_r=10**20), 2),   # floats would give 1
 ])
 def test_exact_values(expr, point, value):
     got = exact(expr, **point)
@@ -47,8 +47,8 @@ def test_monomials():
     (12 * N**2 * d**2 / M + 16 * N**2 * d / M + 3 * N * d, Regime(le=((d, M), (M, N * d))),
      12 * N**2 * d**2 / M, N**2 * d**2 / M),
     (N * d + N, Regime(), N * d, N * d),
-    (sp.ceiling(N / Br) * N * d + N * d, Regime(le=((Br, N),)), N**2 * d / Br, N**2 * d / Br),
-    (sp.ceiling(N / Br) * N * d + N * d, Regime(), N**2 * d / Br + N * d, N**2 * d / Br + N * d),  # B_r may exceed N
+    (sp.ceiling(N / B_r) * N * d + N * d, Regime(le=((B_r, N),)), N**2 * d / B_r, N**2 * d / B_r),
+    (sp.ceiling(N / B_r) * N * d + N * d, Regime(), N**2 * d / B_r + N * d, N**2 * d / B_r + N * d),  # B_r may exceed N
 ])
 def test_leading_and_theta(expr, regime, lead, th):
     assert sp.simplify(leading_term(expr, regime) - lead) == 0
@@ -66,13 +66,13 @@ def test_dominance_needs_the_regime():
 
 def test_min_must_be_resolved():
     with pytest.raises(ValueError, match="regime"):
-        theta(sp.Min(N, Bc) * d)
+        theta(sp.Min(N, B_c) * d)
 
 
 @pytest.mark.parametrize("expr", [
-    sp.ceiling(N / Br) * N * d + sp.Min(Bc, d) - sp.Max(N, Br),
-    sp.floor(N / 3) + N / Br,
-    sp.Sum(i * sp.Min(N, Br), (i, 0, sp.ceiling(N / Br) - 1)) + d,
+    sp.ceiling(N / B_r) * N * d + sp.Min(B_c, d) - sp.Max(N, B_r),
+    sp.floor(N / 3) + N / B_r,
+    sp.Sum(i * sp.Min(N, B_r), (i, 0, sp.ceiling(N / B_r) - 1)) + d,
 ])
 def test_grid_evaluation_equals_pointwise(expr):
     import numpy as np

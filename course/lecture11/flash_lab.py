@@ -1,7 +1,7 @@
 """Course adapter (lecture 11): the names ``02_flash_forward.py`` imports, over the toolkit.
 
-Executors come from :mod:`numeric.attention`, formulas from :mod:`symbolic.attention` (via the
-model registry).  No logic of its own: each function forwards and repackages counts as ``IO``.
+Executors come from :mod:`numeric.attention`, formulas from :mod:`symbolic.models.attention` (the
+model objects themselves).  No logic of its own: each function forwards and repackages counts as ``IO``.
 """
 
 import os
@@ -10,9 +10,10 @@ from dataclasses import dataclass
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lecture01"))
 
+from base.errors import BadInput as _BadInput  # noqa: E402
 from numeric import attention as _ex  # noqa: E402
-from symbolic import registry as _registry  # noqa: E402
-from symbolic.attention import paper_blocks_at as _paper_blocks_at  # noqa: E402
+from symbolic.models import attention as _models  # noqa: E402
+from symbolic.models.attention import paper_blocks_at as _paper_blocks_at  # noqa: E402
 
 __all__ = ["IO", "block_sizes", "fa_io_formula", "flash_fwd", "flash_bwd", "standard_attention",
            "standard_attention_bwd"]
@@ -42,9 +43,10 @@ def block_sizes(M, d):
 
 def fa_io_formula(N, d, M, order="fa1"):
     """Total HBM elements of the FlashAttention forward with the paper's blocks (exact formula)."""
-    if order not in _ex.ORDERS:
-        raise ValueError(f"order: must be one of {', '.join(_ex.ORDERS)}, got {order!r}")
-    return _registry.get(f"attention.{order}.fwd.paper").evaluate("total", N=N, d=d, M=M)
+    paper = {"fa1": _models.fa1_fwd_paper, "fa2": _models.fa2_fwd_paper}
+    if order not in paper:
+        raise _BadInput("order", f"must be one of {', '.join(paper)}, got {order!r}")
+    return paper[order].evaluate("total", N=N, d=d, M=M)
 
 
 def flash_fwd(Q, K, V, Br, Bc, causal=False, order="fa2"):

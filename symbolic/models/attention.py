@@ -1,6 +1,6 @@
 """Attention cost formulas: standard attention and FlashAttention, forward and backward.
 
-Counting conventions: ``shared/REFERENCE.md`` §1, in elements moved between HBM and on-chip memory
+Counting conventions: ``docs/conventions.md`` §1, in elements moved between HBM and on-chip memory
 (bytes = elements x dtype size); FLOPs are matrix-multiply FLOPs, ``2 m n k`` per product.
 Sources: Dao et al. 2022, *FlashAttention* (arXiv 2205.14135), Algorithm 1, Theorem 2,
 Proposition 3; Dao 2023, *FlashAttention-2* (arXiv 2307.08691), Algorithms 1-2.
@@ -11,28 +11,50 @@ Each formula is *derived from the loop structure* the executor in :mod:`numeric.
 ``i >= I_j = max(0, floor((j B_c - N_k + N)/B_r))`` (query row ``r`` sits at position
 ``N_k - N + r``), i.e. by ``N - B_r I_j`` query rows.  Causal counts are exact finite sums over
 ``j``; without a mask the sums collapse (``sum_j min(B_c, N_k - j B_c) = N_k``).
+
+The family declares its own parameters (:data:`N`, :data:`N_k`, :data:`d`, :data:`B_r`,
+:data:`B_c`, :data:`M`); each model below is a module-level :class:`~symbolic.registry.ModelRef`.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from .asymptotics import Regime
-from .evaluate import exact
-from .model import Model
-from .registry import register
-from .symbols import Bc, Br, M, N, Nk, d, sym
+from base import validate
+from base.errors import BadInput
 
-__all__ = ["kernel_counts", "flash_counts", "standard_counts", "paper_block_sizes", "paper_blocks_at", "j",
-           "FA_SOURCE", "FA2_SOURCE"]
+from ..asymptotics import Regime
+from ..evaluate import exact
+from ..model import Model
+from ..params import param
+from ..registry import ModelRef, defines
 
-j = sp.Symbol("j", integer=True, nonnegative=True)     # key-block index in the causal sums
+__all__ = ["N", "N_k", "d", "B_r", "B_c", "M", "PARAMS",
+           "kernel_counts", "flash_counts", "standard_counts", "paper_block_sizes", "paper_blocks_at",
+           "FA_SOURCE", "FA2_SOURCE",
+           "standard_fwd", "standard_bwd", "fa1_fwd", "fa2_fwd", "flash_bwd",
+           "fa1_fwd_causal", "fa2_fwd_causal", "flash_bwd_causal",
+           "fa1_fwd_paper", "fa2_fwd_paper", "flash_bwd_paper", "FLASH_MODELS"]
+
+# ------------------------------------------------------------------------------------- parameters
+N = param("N", "query rows (the sequence length)")
+N_k = param("N_k", "key rows (N_k = N for self-attention; more when decoding against a cache)", latex="N_k")
+d = param("d", "head dimension")
+B_r = param("B_r", "query (row) block size", latex="B_r")
+B_c = param("B_c", "key (column) block size", latex="B_c")
+M = param("M", "on-chip SRAM in elements (100 KB of FP16 = 51,200)", latex="M")
+
+#: every parameter of the family, in display order
+PARAMS = (N, N_k, d, B_r, B_c, M)
+
+# derivation-only: the key-block index of the causal sums
+_j = sp.Dummy("j", integer=True, nonnegative=True)
 
 FA_SOURCE = "Dao et al. 2022, FlashAttention, arXiv 2205.14135"
 FA2_SOURCE = "Dao 2023, FlashAttention-2, arXiv 2307.08691"
 
-_TR = sp.ceiling(N / Br)
-_TC = sp.ceiling(Nk / Bc)
+_TR = sp.ceiling(N / B_r)
+_TC = sp.ceiling(N_k / B_c)
 
 
 # ------------------------------------------------------------------------------------- standard
@@ -46,19 +68,21 @@ def kernel_counts(kernels, shapes):
     return {"reads": sp.expand(reads), "writes": sp.expand(writes), "flops": sp.expand(flops)}
 
 
-_SHAPES = {"Q": (N, d), "K": (Nk, d), "V": (Nk, d), "O": (N, d), "dO": (N, d), "dQ": (N, d),
-           "dK": (Nk, d), "dV": (Nk, d), "S": (N, Nk), "P": (N, Nk), "dP": (N, Nk), "dS": (N, Nk)}
+_SHAPES = {"Q": (N, d), "K": (N_k, d), "V": (N_k, d), "O": (N, d), "dO": (N, d), "dQ": (N, d),
+           "dK": (N_k, d), "dV": (N_k, d), "S": (N, N_k), "P": (N, N_k), "dP": (N, N_k), "dS": (N, N_k)}
 
-#: REFERENCE §1: S = QK^T; P = softmax(S); O = PV - each operand read once, each result written once
-STANDARD_FORWARD = (("S = Q K^T", ["Q", "K"], ["S"], 2 * N * Nk * d),
+#: docs/conventions.md §1.1; FlashAttention (arXiv 2205.14135) Algorithm 0:
+#: S = QK^T; P = softmax(S); O = PV - each operand read once, each result written once
+STANDARD_FORWARD = (("S = Q K^T", ["Q", "K"], ["S"], 2 * N * N_k * d),
                     ("P = softmax(S)", ["S"], ["P"], 0),
-                    ("O = P V", ["P", "V"], ["O"], 2 * N * Nk * d))
-#: REFERENCE §1: dV = P^T dO; dP = dO V^T; dS = P (dP - rowsum(P dP)); dQ = dS K; dK = dS^T Q
-STANDARD_BACKWARD = (("dV = P^T dO", ["P", "dO"], ["dV"], 2 * N * Nk * d),
-                     ("dP = dO V^T", ["dO", "V"], ["dP"], 2 * N * Nk * d),
+                    ("O = P V", ["P", "V"], ["O"], 2 * N * N_k * d))
+#: docs/conventions.md §1.2; FlashAttention (arXiv 2205.14135) Algorithm 3:
+#: dV = P^T dO; dP = dO V^T; dS = P (dP - rowsum(P dP)); dQ = dS K; dK = dS^T Q
+STANDARD_BACKWARD = (("dV = P^T dO", ["P", "dO"], ["dV"], 2 * N * N_k * d),
+                     ("dP = dO V^T", ["dO", "V"], ["dP"], 2 * N * N_k * d),
                      ("dS = P*(dP - rowsum(P*dP))", ["P", "dP"], ["dS"], 0),
-                     ("dQ = dS K", ["dS", "K"], ["dQ"], 2 * N * Nk * d),
-                     ("dK = dS^T Q", ["dS", "Q"], ["dK"], 2 * N * Nk * d))
+                     ("dQ = dS K", ["dS", "K"], ["dQ"], 2 * N * N_k * d),
+                     ("dK = dS^T Q", ["dS", "Q"], ["dK"], 2 * N * N_k * d))
 
 
 def standard_counts(direction: str):
@@ -73,16 +97,17 @@ def flash_counts(kind: str, causal: bool, divisible: bool = False):
     (``B_r | N``, ``B_c | N_k``; causal: ``B_c = B_r`` and ``N_k = N``, so ``I_j = j``; the form is
     then written in ``B_r``, one of the model's own parameters).
     """
+    j = _j
     if divisible and causal:
-        n, nk, br, bc = N, N, Br, Br
-        Tr, Tc = N / Br, N / Br
+        n, nk, br = N, N, B_r
+        Tr, Tc = N / B_r, N / B_r
         first = j                                   # I_j = floor(j B_r / B_r) = j
-        width = Br
+        width = B_r
     else:
-        n, nk, br, bc = N, Nk, Br, Bc
-        Tr, Tc = (N / Br, Nk / Bc) if divisible else (_TR, _TC)
-        first = sp.Max(0, sp.floor((j * Bc - Nk + N) / Br))
-        width = sp.Min(Bc, Nk - j * Bc)
+        n, nk, br = N, N_k, B_r
+        Tr, Tc = (N / B_r, N_k / B_c) if divisible else (_TR, _TC)
+        first = sp.Max(0, sp.floor((j * B_c - N_k + N) / B_r))
+        width = sp.Min(B_c, N_k - j * B_c)
 
     if causal:
         rows = n - br * first               # query rows that key block j meets
@@ -110,7 +135,7 @@ def flash_counts(kind: str, causal: bool, divisible: bool = False):
         writes = n + n * d + d * sum_rows + 2 * d * sum_width
         flops = 10 * d * sum_width_rows
     else:
-        raise ValueError(f"order: unknown FlashAttention kind {kind!r} (fa1, fa2, bwd)")
+        raise BadInput("kind", f"unknown FlashAttention kind {kind!r} (fa1, fa2, bwd)")
     return {"reads": reads, "writes": writes, "flops": flops}
 
 
@@ -120,21 +145,23 @@ def paper_block_sizes(M_=M, d_=d):
     return sp.Min(bc, d_), bc
 
 
-def paper_blocks_at(M_: int, d_: int) -> tuple[int, int]:
-    """``(B_r, B_c)`` as ints for on-chip memory ``M_`` elements and head dimension ``d_``;
-    ``ValueError`` naming ``M`` or ``d`` unless both are positive integers."""
-    for name, v in (("M", M_), ("d", d_)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ValueError(f"{name}: must be a positive integer, got {v!r}")
+def paper_blocks_at(M_, d_) -> tuple[int, int]:
+    """``(B_r, B_c)`` as ints for on-chip memory ``M_`` elements and head dimension ``d_``.
+
+    Both are validated as :meth:`Model.evaluate <symbolic.model.Model.evaluate>` validates them
+    (:func:`base.validate.integer`: ``51200.0`` is 51200, ``1.5`` and ``1e30`` are refused);
+    :class:`~base.errors.BadInput` names ``M`` or ``d``."""
+    M_ = validate.integer(M.name, M_, M.least)
+    d_ = validate.integer(d.name, d_, d.least)
     br, bc = paper_block_sizes()
     return exact(br, M=M_, d=d_), exact(bc, M=M_, d=d_)
 
 
 # ------------------------------------------------------------------------------------- models
-_SELF = {Nk: N}
+_SELF = {N_k: N}
 _THEOREM2 = Regime("d <= M <= N d (Theorem 2)", le=((d, M), (M, N * d)))
-_FWD_LB = {"compulsory: read Q, K, V and write O (exact)": 2 * N * d + 2 * Nk * d}
-_BWD_LB = {"compulsory: read Q, K, V, O, dO and write dQ, dK, dV (exact)": 4 * N * d + 4 * Nk * d}
+_FWD_LB = {"compulsory: read Q, K, V and write O (exact)": 2 * N * d + 2 * N_k * d}
+_BWD_LB = {"compulsory: read Q, K, V, O, dO and write dQ, dK, dV (exact)": 4 * N * d + 4 * N_k * d}
 _PROP3 = "Proposition 3: Omega(N^2 d^2 / M) for every exact algorithm, all M in [d, N d] (constant unknown)"
 
 
@@ -142,13 +169,18 @@ def _divisible_note(causal: bool) -> str:
     return ("B_c = B_r divides N = N_k" if causal else "B_r divides N and B_c divides N_k")
 
 
+def _causal_ok(pt):
+    if pt["N_k"] < pt["N"]:
+        raise BadInput("N_k", f"causal attention needs N_k >= N, got N_k={pt['N_k']} < N={pt['N']}")
+
+
 def _flash_model(name, kind, causal, summary, source):
     q = flash_counts(kind, causal)
     return Model(
-        name=name, summary=summary, quantities=q, params=(N, Nk, d, Br, Bc),
+        name=name, summary=summary, quantities=q, params=(N, N_k, d, B_r, B_c),
         divisible_forms=flash_counts(kind, causal, divisible=True), divisible_note=_divisible_note(causal),
-        regime=(Regime("B_r <= N (divisible form: B_c = B_r, N_k = N)", le=((Br, N),)) if causal
-                else Regime("B_r <= N, B_c <= N_k", le=((Br, N), (Bc, Nk)))),
+        regime=(Regime("B_r <= N (divisible form: B_c = B_r, N_k = N)", le=((B_r, N),)) if causal
+                else Regime("B_r <= N, B_c <= N_k", le=((B_r, N), (B_c, N_k)))),
         asymptotics_from_divisible=causal,
         lower_bounds=_BWD_LB if kind == "bwd" else _FWD_LB,
         defaults={"N": 4096, "N_k": 4096, "d": 64, "B_r": 128, "B_c": 128},
@@ -158,18 +190,33 @@ def _flash_model(name, kind, causal, summary, source):
     )
 
 
-def _causal_ok(pt):
-    if pt["N_k"] < pt["N"]:
-        raise ValueError(f"N_k: causal attention needs N_k >= N, got N_k={pt['N_k']} < N={pt['N']}")
+_FLASH_KINDS = {
+    "fa1": ("attention.fa1.fwd", FA_SOURCE + ", Algorithm 1",
+            "FlashAttention forward, Algorithm 1 order (outer loop over key blocks)"),
+    "fa2": ("attention.fa2.fwd", FA2_SOURCE + ", Algorithm 1",
+            "FlashAttention forward, FlashAttention-2 order (outer loop over query blocks)"),
+    "bwd": ("attention.flash.bwd", FA2_SOURCE + ", Algorithm 2",
+            "FlashAttention backward, FlashAttention-2 style"),
+}
+
+
+def _flash_ref(kind: str, causal: bool) -> ModelRef:
+    base_name, source, text = _FLASH_KINDS[kind]
+    name = base_name + (".causal" if causal else "")
+    summary = text + (" with a causal mask" if causal else "")
+
+    def build():
+        return _flash_model(name, kind, causal, summary, source)
+    return ModelRef(name, summary, build)
 
 
 def _paper_model(name, kind, summary, regime):
     br, bc = paper_block_sizes()
-    subs = {Br: br, Bc: bc, Nk: N}
+    subs = {B_r: br, B_c: bc, N_k: N}
     q = {k: v.subs(subs) for k, v in flash_counts(kind, False).items()}
     return Model(
         name=name, summary=summary, quantities=q, params=(N, d, M),
-        divisible_forms={k: v.subs({Br: sp.Min(M / (4 * d), d), Bc: M / (4 * d), Nk: N})
+        divisible_forms={k: v.subs({B_r: sp.Min(M / (4 * d), d), B_c: M / (4 * d), N_k: N})
                          for k, v in flash_counts(kind, False, divisible=True).items()},
         divisible_note="4d divides M and the blocks divide N",
         regime=regime,
@@ -181,42 +228,42 @@ def _paper_model(name, kind, summary, regime):
     )
 
 
-@register("attention.standard.fwd", "standard attention forward: S = QK^T, softmax, O = PV, each a kernel through HBM")
-def _standard_fwd():
+@defines("attention.standard.fwd", "standard attention forward: S = QK^T, softmax, O = PV, each a kernel through HBM")
+def standard_fwd():
     return Model("attention.standard.fwd", "standard attention forward (three kernels through HBM)",
-                 standard_counts("fwd"), params=(N, Nk, d), lower_bounds=_FWD_LB,
+                 standard_counts("fwd"), params=(N, N_k, d), lower_bounds=_FWD_LB,
                  defaults={"N": 4096, "N_k": 4096, "d": 64},
                  source=FA_SOURCE + ", Algorithm 0 and Theorem 2 (Theta(N d + N^2))",
                  notes=("a causal mask changes no count: the standard kernels move whole N x N_k matrices",))
 
 
-@register("attention.standard.bwd", "standard attention backward from (Q, K, V, P, dO), five kernels through HBM")
-def _standard_bwd():
+@defines("attention.standard.bwd", "standard attention backward from (Q, K, V, P, dO), five kernels through HBM")
+def standard_bwd():
     return Model("attention.standard.bwd", "standard attention backward (five kernels through HBM)",
-                 standard_counts("bwd"), params=(N, Nk, d), lower_bounds=_BWD_LB,
+                 standard_counts("bwd"), params=(N, N_k, d), lower_bounds=_BWD_LB,
                  defaults={"N": 4096, "N_k": 4096, "d": 64},
                  source=FA_SOURCE + ", Algorithm 3 and Theorem 5")
 
 
-for _causal in (False, True):
-    _sfx = ".causal" if _causal else ""
-    _what = " with a causal mask" if _causal else ""
-    for _kind, _src, _text in (("fa1", FA_SOURCE + ", Algorithm 1", "FlashAttention forward, Algorithm 1 order (outer loop over key blocks)"),
-                               ("fa2", FA2_SOURCE + ", Algorithm 1", "FlashAttention forward, FlashAttention-2 order (outer loop over query blocks)"),
-                               ("bwd", FA2_SOURCE + ", Algorithm 2", "FlashAttention backward, FlashAttention-2 style")):
-        _name = f"attention.{_kind}.fwd{_sfx}" if _kind != "bwd" else f"attention.flash.bwd{_sfx}"
-        register(_name, _text + _what)(
-            lambda n=_name, k=_kind, c=_causal, s=_src, t=_text + _what: _flash_model(n, k, c, t, s))
+fa1_fwd = _flash_ref("fa1", causal=False)
+fa2_fwd = _flash_ref("fa2", causal=False)
+flash_bwd = _flash_ref("bwd", causal=False)
+fa1_fwd_causal = _flash_ref("fa1", causal=True)
+fa2_fwd_causal = _flash_ref("fa2", causal=True)
+flash_bwd_causal = _flash_ref("bwd", causal=True)
+
+#: the six blocked FlashAttention models (non-causal first)
+FLASH_MODELS = (fa1_fwd, fa2_fwd, flash_bwd, fa1_fwd_causal, fa2_fwd_causal, flash_bwd_causal)
 
 
-@register("attention.fa1.fwd.paper", "FlashAttention forward, Algorithm 1, the paper's blocks B_c = ceil(M/4d), B_r = min(B_c, d)")
-def _fa1_paper():
+@defines("attention.fa1.fwd.paper", "FlashAttention forward, Algorithm 1, the paper's blocks B_c = ceil(M/4d), B_r = min(B_c, d)")
+def fa1_fwd_paper():
     return _paper_model("attention.fa1.fwd.paper", "fa1",
                         "FlashAttention forward (Algorithm 1) with the paper's block sizes", _THEOREM2)
 
 
-@register("attention.fa2.fwd.paper", "FlashAttention forward, FlashAttention-2 order, the paper's blocks")
-def _fa2_paper():
+@defines("attention.fa2.fwd.paper", "FlashAttention forward, FlashAttention-2 order, the paper's blocks")
+def fa2_fwd_paper():
     br, bc = paper_block_sizes()
     # NOTE: with the paper's B_r = min(B_c, d) the FA-2 order reloads K, V N/B_r times; for
     # M >= 4 d^2 (the course's 100 KB and d = 64) B_r = d and the count is Theta(N^2), not N^2 d^2/M.
@@ -225,7 +272,7 @@ def _fa2_paper():
                         "FlashAttention forward (FlashAttention-2 order) with the paper's block sizes", regime)
 
 
-@register("attention.flash.bwd.paper", "FlashAttention backward with the paper's blocks")
-def _bwd_paper():
+@defines("attention.flash.bwd.paper", "FlashAttention backward with the paper's blocks")
+def flash_bwd_paper():
     return _paper_model("attention.flash.bwd.paper", "bwd",
                         "FlashAttention backward with the paper's block sizes", _THEOREM2)

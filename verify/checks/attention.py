@@ -1,5 +1,8 @@
-"""Attention checks: every formula in :mod:`symbolic.attention` against the executor in
+"""Attention checks: every formula in :mod:`symbolic.models.attention` against the executor in
 :mod:`numeric.attention` (count-only mode), reads, writes and FLOPs, exactly.
+
+Each :class:`~verify.core.Check` names its model object and its executor function; a point's keys
+are the model's parameter names (``N, N_k, d, B_r, B_c``; ``N, d, M`` for the paper's blocks).
 
 Pinned points cover size 1, a block larger than the size, the causal diagonal (blocks that the
 diagonal crosses and blocks it skips), ``N_k != N`` (decode against a cache) and sizes the blocks
@@ -9,44 +12,78 @@ tiles (count-only runs are fast, but not free).
 
 from __future__ import annotations
 
+from functools import partial
+
 from numeric import attention as ex
-from symbolic import registry
-from symbolic.attention import paper_blocks_at
+from symbolic.models import attention as models
+from symbolic.models.attention import paper_blocks_at
 
-from .core import Check
+from ..core import Check
 
-__all__ = ["checks", "FLASH_MODELS", "execute"]
+__all__ = ["CHECKS", "standard_forward", "standard_backward", "fa1_forward", "fa2_forward", "flash_backward",
+           "fa1_forward_causal", "fa2_forward_causal", "flash_backward_causal",
+           "fa1_forward_paper", "fa2_forward_paper", "flash_backward_paper"]
 
 
+# ------------------------------------------------------------------------------------------ executors
 def _counts(t):
     return {"reads": t.reads, "writes": t.writes, "flops": t.flops}
 
 
-def execute(name: str, point) -> dict:
-    """Run the executor that model ``name`` describes, count-only, at ``point``."""
-    p = dict(point)
-    kind = name.split(".")
-    causal = name.endswith(".causal")
-    if kind[1] == "standard":
-        run = ex.count_standard_forward if kind[2] == "fwd" else ex.count_standard_backward
-        args = (p["N"], p["N_k"], p["d"]) if kind[2] == "bwd" else (p["N"], p["N_k"], p["d"], causal)
-        return _counts(run(*args))
-    if name.endswith(".paper"):
-        Br, Bc = paper_blocks_at(p["M"], p["d"])
-        p.update({"N_k": p["N"], "B_r": Br, "B_c": Bc})
-    args = (p["N"], p["N_k"], p["d"], p["B_r"], p["B_c"], causal)
-    if kind[1] == "flash":
-        return _counts(ex.count_flash_backward(*args))
-    return _counts(ex.count_flash_forward(*args, order=kind[1]))
+def standard_forward(p):
+    """The three standard forward kernels, count-only."""
+    return _counts(ex.count_standard_forward(p["N"], p["N_k"], p["d"]))
 
 
-def _formula(name):
-    model = registry.get(name)
+def standard_backward(p):
+    """The five standard backward kernels, count-only."""
+    return _counts(ex.count_standard_backward(p["N"], p["N_k"], p["d"]))
 
-    def f(point):
-        v = model.evaluate(**point)
-        return {k: v[k] for k in ("reads", "writes", "flops")}
-    return f
+
+def fa1_forward(p, causal=False):
+    """FlashAttention forward in Algorithm 1's order (outer loop over key blocks), count-only."""
+    return _counts(ex.count_flash_forward(p["N"], p["N_k"], p["d"], p["B_r"], p["B_c"], causal, order="fa1"))
+
+
+def fa2_forward(p, causal=False):
+    """FlashAttention forward in FlashAttention-2's order (outer loop over query blocks), count-only."""
+    return _counts(ex.count_flash_forward(p["N"], p["N_k"], p["d"], p["B_r"], p["B_c"], causal, order="fa2"))
+
+
+def flash_backward(p, causal=False):
+    """FlashAttention backward (FlashAttention-2 Algorithm 2), count-only."""
+    return _counts(ex.count_flash_backward(p["N"], p["N_k"], p["d"], p["B_r"], p["B_c"], causal))
+
+
+def fa1_forward_causal(p):
+    return fa1_forward(p, causal=True)
+
+
+def fa2_forward_causal(p):
+    return fa2_forward(p, causal=True)
+
+
+def flash_backward_causal(p):
+    return flash_backward(p, causal=True)
+
+
+def _paper_point(p):
+    """A ``(N, d, M)`` point as the blocked executors take it: self-attention (``N_k = N``) with the
+    paper's blocks (FlashAttention Algorithm 1 line 1)."""
+    B_r, B_c = paper_blocks_at(p["M"], p["d"])
+    return dict(N=p["N"], N_k=p["N"], d=p["d"], B_r=B_r, B_c=B_c)
+
+
+def fa1_forward_paper(p):
+    return fa1_forward(_paper_point(p))
+
+
+def fa2_forward_paper(p):
+    return fa2_forward(_paper_point(p))
+
+
+def flash_backward_paper(p):
+    return flash_backward(_paper_point(p))
 
 
 # ------------------------------------------------------------------------------------------ points
@@ -74,6 +111,10 @@ def _blocked_grid(full):
     return [dict(N=n, N_k=nk, d=d, B_r=br, B_c=bc) for n, nk, d, br, bc in pts]
 
 
+def _causal_grid(full):
+    return [p for p in _blocked_grid(full) if p["N_k"] >= p["N"]]
+
+
 def _standard_grid(full):
     sizes = [(1, 1, 1), (1, 1000, 64), (7, 3, 5), (300, 300, 64), (77, 513, 32), (4096, 4096, 64),
              (1024, 1024, 64), (4096, 8192, 128)]
@@ -96,11 +137,11 @@ def _blocked_points(causal=False):
     @st.composite
     def points(draw):
         N = draw(st.integers(1, 400))
-        Nk = draw(st.integers(N, N + 300)) if causal else draw(st.integers(1, 700))
+        N_k = draw(st.integers(N, N + 300)) if causal else draw(st.integers(1, 700))
         d = draw(st.integers(1, 80))
-        Br = draw(st.integers(max(1, N // 40), N + 24))
-        Bc = draw(st.integers(max(1, Nk // 40), Nk + 24))
-        return dict(N=N, N_k=Nk, d=d, B_r=Br, B_c=Bc)
+        B_r = draw(st.integers(max(1, N // 40), N + 24))
+        B_c = draw(st.integers(max(1, N_k // 40), N_k + 24))
+        return dict(N=N, N_k=N_k, d=d, B_r=B_r, B_c=B_c)
     return points()
 
 
@@ -121,32 +162,37 @@ def _paper_points():
     return points()
 
 
-FLASH_MODELS = ["attention.fa1.fwd", "attention.fa2.fwd", "attention.flash.bwd",
-                "attention.fa1.fwd.causal", "attention.fa2.fwd.causal", "attention.flash.bwd.causal"]
-
-
 def _size(p):
     return max(p.get("N", 0), p.get("N_k", 0))
 
 
-def _causal_grid(full):
-    return [p for p in _blocked_grid(full) if p["N_k"] >= p["N"]]
+# ------------------------------------------------------------------------------------------ checks
+def _standard(model, execute):
+    return Check(model, execute, _standard_grid, strategy=_standard_points, draws=15, draws_full=200,
+                 size=_size, description="reads, writes, flops of the standard kernels")
 
 
-def checks():
-    out = []
-    for name in ("attention.standard.fwd", "attention.standard.bwd"):
-        out.append(Check(name, _formula(name), lambda p, n=name: execute(n, p), _standard_grid,
-                         strategy=_standard_points, draws=15, draws_full=200, size=_size,
-                         description="reads, writes, flops of the standard kernels"))
-    for name in FLASH_MODELS:
-        causal = name.endswith(".causal")
-        out.append(Check(name, _formula(name), lambda p, n=name: execute(n, p),
-                         _causal_grid if causal else _blocked_grid,
-                         strategy=lambda c=causal: _blocked_points(c), draws=25, draws_full=300, size=_size,
-                         description="reads, writes, flops vs the tiled executor"))
-    for name in ("attention.fa1.fwd.paper", "attention.fa2.fwd.paper", "attention.flash.bwd.paper"):
-        out.append(Check(name, _formula(name), lambda p, n=name: execute(n, p), _paper_grid,
-                         strategy=_paper_points, draws=15, draws_full=200, size=_size,
-                         description="the paper's blocks B_c = ceil(M/4d), B_r = min(B_c, d)"))
-    return out
+def _flash(model, execute, causal):
+    return Check(model, execute, _causal_grid if causal else _blocked_grid,
+                 strategy=partial(_blocked_points, causal), draws=25, draws_full=300, size=_size,
+                 description="reads, writes, flops vs the tiled executor")
+
+
+def _paper(model, execute):
+    return Check(model, execute, _paper_grid, strategy=_paper_points, draws=15, draws_full=200, size=_size,
+                 description="the paper's blocks B_c = ceil(M/4d), B_r = min(B_c, d)")
+
+
+CHECKS = [
+    _standard(models.standard_fwd, standard_forward),
+    _standard(models.standard_bwd, standard_backward),
+    _flash(models.fa1_fwd, fa1_forward, causal=False),
+    _flash(models.fa2_fwd, fa2_forward, causal=False),
+    _flash(models.flash_bwd, flash_backward, causal=False),
+    _flash(models.fa1_fwd_causal, fa1_forward_causal, causal=True),
+    _flash(models.fa2_fwd_causal, fa2_forward_causal, causal=True),
+    _flash(models.flash_bwd_causal, flash_backward_causal, causal=True),
+    _paper(models.fa1_fwd_paper, fa1_forward_paper),
+    _paper(models.fa2_fwd_paper, fa2_forward_paper),
+    _paper(models.flash_bwd_paper, flash_backward_paper),
+]
