@@ -1,7 +1,7 @@
 """The command line: output of each subcommand on small models, and one-line exit 2 on bad input.
 
 Expected figures are worked out by hand in the comments (toy models in ``toy_models.py``) or taken
-from ``shared/REFERENCE.md`` §1 (standard attention's closed form).
+from ``docs/conventions.md`` §1.1 (standard attention's closed form) and the FlashAttention paper.
 """
 
 from __future__ import annotations
@@ -14,17 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from base.errors import BadInput
 from symbolic import registry
-from symbolic.cli import main, parse_assignments, parse_vary
+from tilebound.cli import main
+from tilebound.report import parse_assignments, parse_vary
 
-from toy_models import halo_brute_force, register_toys
+from toy_models import halo_brute_force, halo_check, register_toy_checks
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def toys(monkeypatch):
-    register_toys(monkeypatch)
 
 
 def data_rows(out: str) -> list[list[str]]:
@@ -38,6 +35,10 @@ def run(capsys, *argv):
     return rc, out, err
 
 
+def _env(**extra):
+    return {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8", **extra}
+
+
 # ------------------------------------------------------------------------------ argument values
 @pytest.mark.parametrize("items,expected", [
     (["N=4096", "d=64"], {"N": 4096, "d": 64}),
@@ -48,6 +49,7 @@ def run(capsys, *argv):
     (["L=1e-9"], {"L": Fraction(1, 10**9)}),
     (["L=0.5"], {"L": Fraction(1, 2)}),
     (["M=1e3"], {"M": 1000}),
+    (["N=10**30"], {"N": 10**30}),
 ])
 def test_parse_assignments(items, expected):
     got = parse_assignments(items)
@@ -65,23 +67,52 @@ def test_parse_vary(items, expected):
     assert parse_vary(items) == expected
 
 
+@pytest.mark.parametrize("call,message", [
+    (lambda: parse_assignments(["N=1", "N=2"]), "N: given twice in --at (1 and 2)"),
+    (lambda: parse_assignments(["N=1,d=2,N=1"]), "N: given twice in --at"),
+    (lambda: parse_vary(["N=1,2", "N=4"]), "N: varied twice"),
+    (lambda: parse_vary(["N,N_k=1,2", "N_k=4"]), "N_k: varied twice"),
+    (lambda: parse_vary(["N=1..2**4096,1..2**4096,1..2**4096"]), "N: more than 10,000 values"),
+    (lambda: parse_assignments(["N=2**5000"]), "N: exponent out of range"),
+    (lambda: parse_assignments(["N=1e5000"]), "N: exponent out of range"),
+])
+def test_duplicates_and_runaway_values_are_refused(call, message):
+    with pytest.raises(BadInput) as exc:
+        call()
+    assert message in str(exc.value)
+
+
 # ------------------------------------------------------------------------------ list
 def test_list_names_every_model(capsys, toys):
     rc, out, err = run(capsys, "list")
     assert rc == 0 and err == ""
     listed = [line.split()[0] for line in out.splitlines()]
     assert listed == registry.names()
-    assert "toy.halo" in listed
+    assert {"toy.halo", "toy.copy", "toy.pair"} <= set(listed)
+
+
+def test_list_markdown(capsys, toys):
+    rc, out, _ = run(capsys, "list", "--format", "markdown")
+    assert rc == 0
+    assert out.splitlines()[0].split("|")[1].strip() == "model"
+    assert any(ln.startswith("| toy.halo ") for ln in out.splitlines())
 
 
 # ------------------------------------------------------------------------------ show
+def _value_rows(out: str) -> dict:
+    """The rows of the values table (``quantity exact unit ...``), by quantity."""
+    return {ln.split()[0]: ln.split() for ln in out.splitlines()
+            if ln.split()[:1] in (["reads"], ["writes"], ["flops"], ["total"])
+            and not any(r in ln for r in ("=", "~", "∈"))}
+
+
 def test_show_formulas_and_values(capsys, toys):
     rc, out, err = run(capsys, "show", "toy.halo", "--at", "N=100", "B=32")
     assert rc == 0, err
     assert "reads  = N + 2·⌈N/B⌉" in out
     assert "total ∈ Θ(N)" in out
     # N = 100, B = 32: 4 tiles -> reads 100 + 8 = 108, writes 100, total 208, flops 300; fp16 doubles
-    rows = {ln.split()[0]: ln.split() for ln in out.splitlines() if ln.split()[:1] in (["reads"], ["writes"], ["flops"], ["total"]) and "=" not in ln and "~" not in ln and "∈" not in ln}
+    rows = _value_rows(out)
     assert rows["reads"][1:4] == ["108", "elements", "216"]
     assert rows["writes"][1:4] == ["100", "elements", "200"]
     assert rows["total"][1:4] == ["208", "elements", "416"]
@@ -104,9 +135,15 @@ def test_show_uses_defaults_and_dtype(capsys, toys):
     rc, out, _ = run(capsys, "show", "toy.halo", "--at", "N=100", "--dtype", "fp32")   # B defaults to 32
     assert rc == 0
     assert "bytes (fp32)" in out
-    rows = {ln.split()[0]: ln.split() for ln in out.splitlines() if ln.split()[:1] == ["total"] and "=" not in ln and "~" not in ln and "∈" not in ln}
-    assert rows["total"][1:4] == ["208", "elements", "832"]
+    assert _value_rows(out)["total"][1:4] == ["208", "elements", "832"]
     assert "no roofline: dtype: no fp32 tensor-core peak" in out
+
+
+def test_show_at_any_size_is_exact(capsys, toys):
+    # N = 10**30, B = 32: reads = 10**30 + 2 ceil(10**30 / 32) = 10**30 + 2 (31250000000000000000000000000 + 0)
+    rc, out, err = run(capsys, "show", "toy.halo", "--at", "N=10**30")
+    assert rc == 0, err
+    assert _value_rows(out)["reads"][1] == f"{10**30 + 2 * (10**30 // 32):,}"
 
 
 @pytest.mark.parametrize("fmt,marker", [("markdown", "$$\n\\begin{aligned}"), ("latex", "\\begin{align*}")])
@@ -115,6 +152,17 @@ def test_show_formats(capsys, toys, fmt, marker):
     assert rc == 0 and marker in out
     if fmt == "latex":
         assert out.isascii()
+
+
+def test_show_gemm_in_its_own_names(capsys):
+    """GEMM's sizes are M, N, K and its blocks B_M, B_N, B_K, in show and in --at (no _g suffixes).
+    M = N = K = 256, 128 x 128 x 32 tiles: reads = M K ceil(N/B_N) + K N ceil(M/B_M) = 2 x 256² x 2
+    = 262,144; writes M N = 65,536; flops 2 M N K = 33,554,432."""
+    rc, out, err = run(capsys, "show", "gemm.tiled", "--at", "M=256", "N=256", "K=256")
+    assert rc == 0, err
+    assert "M_g" not in out and "B_M" in out
+    rows = _value_rows(out)
+    assert rows["reads"][1] == "262,144" and rows["writes"][1] == "65,536" and rows["flops"][1] == "33,554,432"
 
 
 # ------------------------------------------------------------------------------ table
@@ -139,8 +187,9 @@ def test_table_tied_parameters(capsys, toys):
     assert data_rows(out) == [["32", "66"], ["64", "130"]]
 
 
-@pytest.mark.parametrize("expr", ["2 N", "2*N", "N^2 * 2/N", "2**1 * N"])
-def test_table_per_reads_implicit_products_and_carets(capsys, toys, expr):
+@pytest.mark.parametrize("expr", ["2 N", "2N", "2*N", "N^2 * 2/N", "2**1 * N", "(N + N)", "4N/2", "N*2.0",
+                                  "max(N, 2) * 2", "2 ceil(N/1)"])
+def test_table_per_reads_its_grammar(capsys, toys, expr):
     # N = 100: total 208 / (2 N = 200) = 1.04
     rc, out, err = run(capsys, "table", "toy.halo", "--vary", "N=100", "-q", "total", "--per", expr)
     assert rc == 0, err
@@ -152,6 +201,27 @@ def test_table_per_theta_gives_the_constant(capsys, toys):
     rc, out, _ = run(capsys, "table", "toy.halo", "--vary", "N=1024", "--per", "theta", "-q", "total")
     assert rc == 0
     assert data_rows(out) == [["1,024", "2,112", "2.06"]]
+
+
+def test_table_per_theta_is_of_the_quantity_shown(capsys, toys):
+    # toy.copy: flops = 0 has no class; its reads = N have Θ(N): reads / N = 1 at every N
+    rc, out, err = run(capsys, "table", "toy.copy", "--vary", "N=8,1000", "-q", "reads", "--per", "theta")
+    assert rc == 0, err
+    assert data_rows(out) == [["8", "8", "1"], ["1,000", "1,000", "1"]]
+    # toy.halo: writes = N, Θ(N) -> 1 (not writes / Θ(total))
+    rc, out, err = run(capsys, "table", "toy.halo", "--vary", "N=100", "-q", "writes", "--per", "theta")
+    assert rc == 0, err
+    assert data_rows(out) == [["100", "100", "1"]]
+
+
+def test_per_runs_no_code(capsys, toys, tmp_path):
+    """``--per`` is read by a grammar: an injection prints one error line and runs nothing."""
+    marker = tmp_path / "INJECTED"
+    for expr in (f"__import__('os').system('touch {marker}')", f"N.__class__ or open('{marker}', 'w')",
+                 "lambda: 1", "N if 1 else 2"):
+        rc, out, err = run(capsys, "table", "toy.halo", "--vary", "N=100", "--per", expr)
+        assert rc == 2 and out == "" and err.count("\n") == 1 and err.startswith("tilebound: per: "), err
+    assert not marker.exists()
 
 
 def test_table_dtype_adds_bytes(capsys, toys):
@@ -166,19 +236,26 @@ def test_table_markdown_and_latex(capsys, toys):
     assert rc == 0 and r"\toprule" in tex and r"\bottomrule" in tex
 
 
-def test_table_standard_attention_matches_reference(capsys):
-    """REFERENCE.md §1: standard forward reads N d + Nk d + 2 N Nk + Nk d, writes 2 N Nk + N d."""
-    if "attention.standard.fwd" not in registry.names():
-        pytest.skip("attention family not present")
-    rc, out, _ = run(capsys, "table", "attention.standard.fwd", "--vary", "N=512,1024", "--at", "N_k=1024", "d=64",
-                     "-q", "total")
-    assert rc == 0
+def test_table_standard_attention_matches_the_closed_form(capsys):
+    """docs/conventions.md §1.1 (FlashAttention, arXiv 2205.14135, Algorithm 0): standard forward reads
+    N d + N_k d + 2 N N_k + N_k d, writes 2 N N_k + N d."""
+    rc, out, err = run(capsys, "table", "attention.standard.fwd", "--vary", "N=512,1024", "--at", "N_k=1024", "d=64",
+                       "-q", "total")
+    assert rc == 0, err
     rows = data_rows(out)
     assert len(rows) == 2
     for row, n in zip(rows, (512, 1024)):
         nk, d = 1024, 64
         total = n * d + nk * d + 2 * n * nk + nk * d + 2 * n * nk + n * d
         assert row == [f"{n:,}", f"{total:,}"]
+
+
+def test_table_gemm_in_its_own_names(capsys):
+    # B_M = B_N = 128, K = 256: reads = M K ceil(N/128) + K N ceil(M/128); M = N = 128: 2 x 128 x 256 = 65,536;
+    # M = N = 256: 2 x 256 x 256 x 2 = 262,144
+    rc, out, err = run(capsys, "table", "gemm.tiled", "--vary", "M,N=128,256", "--at", "K=256", "-q", "reads")
+    assert rc == 0, err
+    assert data_rows(out) == [["128", "65,536"], ["256", "262,144"]]
 
 
 # ------------------------------------------------------------------------------ latex
@@ -188,6 +265,14 @@ def test_latex_fragment(capsys, toys):
     assert out.startswith("% toy.halo\n\\begin{align}")
     assert r"\left\lceil \frac{N}{B} \right\rceil" in out
     assert r"\Theta\left(N\right)" in out
+    assert out.count("\\begin{align}") == 1
+
+
+def test_latex_exact_name_selects_that_model_alone(capsys):
+    """``latex attention.fa1.fwd`` prints that model, not also ``.causal`` and ``.paper``."""
+    rc, out, err = run(capsys, "latex", "attention.fa1.fwd")
+    assert rc == 0, err
+    assert [ln for ln in out.splitlines() if ln.startswith("% ")] == ["% attention.fa1.fwd"]
 
 
 def test_latex_fragment_with_sweep_table(capsys, toys):
@@ -204,46 +289,75 @@ def test_latex_standalone_to_file(capsys, toys, tmp_path):
     assert tex.isascii()
     assert tex.count("\\section{") == 3                              # toy.halo, toy.copy, toy.pair
     assert tex.count("\\begin{tabular}") == 3                       # one sweep table per model
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.tex"]    # no temporary file left behind
 
 
 # ------------------------------------------------------------------------------ plot
+def _capture_plot(monkeypatch) -> dict:
+    from symbolic.printing import plot
+    drawn: dict = {}
+    monkeypatch.setattr(plot, "plot_series", lambda series, **kw: drawn.update({s.label: s for s in series}))
+    return drawn
+
+
 def test_plot_writes_png_with_executed_points(capsys, toys, tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
-    import verify.registry
-    from verify.core import Check
-
-    fake = Check("toy.halo", formula=lambda p: {}, execute=halo_brute_force, grid=lambda full: [])
-    monkeypatch.setattr(verify.registry, "select", lambda pattern: [fake])
-    from symbolic import cli
-    ex = cli._executed(registry.get("toy.halo"), "total", "N", [32, 100], {"B": 32})
-    assert ex == ([32, 100], [66, 208])
+    register_toy_checks(monkeypatch)
     out_png = tmp_path / "halo.png"
     rc, out, err = run(capsys, "plot", "toy.halo", "toy.copy", "--vary", "N=32..1024", "-o", str(out_png))
     assert rc == 0, err
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert err == "note: no executor check for toy.copy; plotting the formula only\n"
 
 
-def test_plot_executor_naming_its_points_otherwise_gives_one_note(capsys, toys, tmp_path, monkeypatch):
+def test_plot_executed_points_are_the_executor_at_the_models_own_point(capsys, toys, tmp_path, monkeypatch):
+    """The executor gets the model's full point: its parameter names, --at values and defaults (B = 32)."""
     pytest.importorskip("matplotlib")
-    import verify.registry
     from verify.core import Check
+    import toy_models
 
-    fake = Check("toy.halo", formula=lambda p: {}, execute=lambda p: {"total": p["M"]}, grid=lambda full: [])
-    monkeypatch.setattr(verify.registry, "select", lambda pattern: [fake])
-    rc, _, err = run(capsys, "plot", "toy.halo", "--vary", "N=32..128", "-o", str(tmp_path / "p.png"))
-    assert rc == 0
-    assert err == ("note: the toy.halo check's executor does not accept the model's point (KeyError: 'M'); "
-                   "plotting the formula only\n")
+    seen = []
+
+    def execute(p):
+        seen.append(dict(p))
+        return halo_brute_force(p)
+    register_toy_checks(monkeypatch, Check(model=toy_models.halo, execute=execute, grid=halo_check().grid))
+    drawn = _capture_plot(monkeypatch)
+    rc, _, err = run(capsys, "plot", "toy.halo", "--vary", "N=32,100", "-q", "total", "-o", str(tmp_path / "p.png"))
+    assert rc == 0, err
+    assert seen == [{"N": 32, "B": 32}, {"N": 100, "B": 32}]
+    ex = drawn["toy.halo: executed"]
+    assert (list(ex.xs), list(ex.ys)) == ([32, 100], [66, 208])      # total = 2N + 2 ceil(N/32), by hand
+
+
+def test_plot_runs_executors_only_as_far_as_their_default_sweep(capsys, toys, tmp_path, monkeypatch):
+    """The halo check's grid reaches N = 1024: N = 4096 is drawn as formula only, with a note."""
+    pytest.importorskip("matplotlib")
+    register_toy_checks(monkeypatch)
+    drawn = _capture_plot(monkeypatch)
+    rc, _, err = run(capsys, "plot", "toy.halo", "--vary", "N=512..4096", "-o", str(tmp_path / "p.png"))
+    assert rc == 0, err
+    assert list(drawn["toy.halo: executed"].xs) == [512, 1024]
+    assert err == ("note: toy.halo: executor not run at 2048, 4096 (size beyond 1,024, the largest of its "
+                   "check's default sweep); formula only there\n")
+
+
+def test_plot_gemm_draws_executed_points(capsys, tmp_path, monkeypatch):
+    """GEMM's check names its points M, N, K, B_M, ... like the model, so plot draws executed counts.
+    M = N = K, 128 x 128 x 32 tiles: reads = 2 M² ceil(M/128): M = 128 -> 32,768; 256 -> 262,144."""
+    pytest.importorskip("matplotlib")
+    drawn = _capture_plot(monkeypatch)
+    rc, _, err = run(capsys, "plot", "gemm.tiled", "--vary", "M,N,K=128,256", "-q", "reads", "-o", str(tmp_path / "g.png"))
+    assert rc == 0, err
+    ex = drawn["gemm.tiled: executed"]
+    assert (list(ex.xs), list(ex.ys)) == ([128, 256], [32768, 262144])
 
 
 def test_plot_legend_names_the_class_and_the_leading_term(capsys, toys, tmp_path, monkeypatch):
     """toy.halo total = 2N + 2⌈N/B⌉ over B <= N: class Θ(N), leading term 2N (by hand); toy.copy's
     total 2N is its own leading term, so it gets no dashed guide."""
     pytest.importorskip("matplotlib")
-    from symbolic.printing import plot
-
-    drawn = {}
-    monkeypatch.setattr(plot, "plot_series", lambda series, **kw: drawn.update({s.label: s for s in series}))
+    drawn = _capture_plot(monkeypatch)
     rc, _, err = run(capsys, "plot", "toy.halo", "toy.copy", "--vary", "N=32,64", "--no-executed",
                      "-o", str(tmp_path / "p.png"))
     assert rc == 0, err
@@ -254,10 +368,7 @@ def test_plot_legend_names_the_class_and_the_leading_term(capsys, toys, tmp_path
 def test_plot_without_a_guide_when_the_leading_term_is_not_in_the_parameters(capsys, toys, tmp_path, monkeypatch):
     """toy.pair's leading term 2N²/P is in its divisible form's P: the formula is drawn, the guide is not."""
     pytest.importorskip("matplotlib")
-    from symbolic.printing import plot
-
-    drawn = {}
-    monkeypatch.setattr(plot, "plot_series", lambda series, **kw: drawn.update({s.label: s for s in series}))
+    drawn = _capture_plot(monkeypatch)
     rc, _, err = run(capsys, "plot", "toy.pair", "--vary", "N=32,64", "--no-executed", "-o", str(tmp_path / "p.png"))
     assert rc == 0, err
     assert list(drawn) == ["toy.pair: formula ∈ Θ(N²/P)"]
@@ -266,34 +377,50 @@ def test_plot_without_a_guide_when_the_leading_term_is_not_in_the_parameters(cap
 
 # ------------------------------------------------------------------------------ bad input: exit 2, one line
 BAD = [
-    (("show", "attention.fa1.fwd.papr"), "model: unknown model"),
+    (("show", "attention.fa1.fwd.papr"), "model: unknown model 'attention.fa1.fwd.papr'; did you mean attention.fa1.fwd.paper"),
     (("show", "toy.hallo"), "did you mean toy.halo"),
     (("show", "toy.halo", "--hw", "Z80"), "hw: unknown hardware 'Z80'"),
     (("show", "toy.halo", "--at", "N4096"), "at: expected NAME=VALUE, got 'N4096'"),
     (("show", "toy.halo", "--at", "N=abc"), "N: expected a number, got 'abc'"),
-    (("show", "toy.halo", "--at", "X=3"), "X: not a parameter of toy.halo"),
+    (("show", "toy.halo", "--at", "X=3"), "X: not a parameter of toy.halo (known: N, B)"),
+    (("show", "toy.halo", "--at", "Bb=3"), "Bb: not a parameter of toy.halo; did you mean B?"),
+    (("show", "gemm.tiled", "--at", "M_g=4096"), "M_g: not a parameter of gemm.tiled; did you mean M"),
     (("show", "toy.halo", "--at", "N=0"), "N: must be >= 1, got 0"),
+    (("show", "toy.halo", "--at", "N=4", "N=5"), "N: given twice in --at (4 and 5)"),
     (("show", "toy.halo", "--at", "B=8"), "N: value missing for toy.halo, which has no default for N; give them"),
     (("table", "toy.halo", "--vary", "B=8"), "N: value missing for toy.halo"),
     (("show", "toy.halo", "--at", "N=1/2"), "N: must be an integer"),
-    (("show", "toy.halo", "--dtype", "fp12"), "dtype: unknown dtype 'fp12'"),
+    (("show", "toy.halo", "--dtype", "fp12"), "dtype: unknown element type 'fp12'"),
     (("show", "toy.halo", "--copies", "0"), "copies: must be >= 1, got 0"),
+    (("show", "toy.halo", "--copies", "x"), "show: argument --copies: invalid int value: 'x'"),
     (("table", "toy.halo", "--vary", "N"), "vary: expected NAME=V1,V2"),
     (("table", "toy.halo", "--vary", "N=8..4"), "N: range '8..4'"),
+    (("table", "toy.halo", "--vary", "N=8", "--at", "N=4"), "N: given by both --at and --vary"),
+    (("table", "toy.halo", "--vary", "N=8", "--vary", "N=4"), "N: varied twice"),
+    (("table", "toy.halo", "--vary", "Nn=8"), "Nn: not a parameter of toy.halo; did you mean N?"),
+    (("table", "toy.halo", "--vary", "N=1..2**4000", "B=1..2**4000"), "vary: 4001 x 4001 = 16,008,001 points"),
     (("table", "toy.halo", "--vary", "N=8", "--per", "x**2"), "per: x is not a parameter of toy.halo"),
-    (("table", "toy.halo", "--vary", "N=8", "--per", "N+("), "per: cannot read 'N+('"),
+    (("table", "toy.halo", "--vary", "N=8", "--per", "Bb"), "per: Bb is not a parameter of toy.halo; did you mean B?"),
+    (("table", "toy.halo", "--vary", "N=8", "--per", "N+("), "per: cannot read 'N+(': it ends too early"),
+    (("table", "toy.halo", "--vary", "N=8", "--per", "sqrt(N)"), "per: cannot read 'sqrt(N)': unknown function sqrt"),
+    (("table", "toy.halo", "--vary", "N=8", "--per", "N**0.5"), "per: cannot read 'N**0.5': an exponent must be an integer"),
+    (("table", "toy.halo", "--vary", "N=8", "--per", "N**N"), "an exponent must be an integer"),
+    (("table", "toy.halo", "--vary", "N=8", "--per", "N**2**99"), "exponent 99 out of range (-64 to 64)"),
+    (("table", "toy.halo", "--vary", "N=8", "--per", "N/0"), "per: cannot read 'N/0': division by zero"),
+    (("table", "toy.halo", "--vary", "N=8", "--per", "N-N"), "per: 'N-N' is 0"),
+    (("table", "toy.halo", "--vary", "N=8", "--per", ""), "per: cannot read '': it is empty"),
     (("table", "toy.halo", "--vary", "N=8", "-q", "bytes"), "quantity: toy.halo has no quantity 'bytes'"),
-    (("table", "toy.halo", "--vary", "N=8", "--ratio", "toy.cpy"), "model: unknown model 'toy.cpy'"),
-    (("table", "toy.halo"), "the following arguments are required: --vary"),
+    (("table", "toy.halo", "--vary", "N=8", "-q", "read"), "quantity: toy.halo has no quantity 'read'; did you mean reads"),
+    (("table", "toy.halo", "--vary", "N=8", "--ratio", "toy.cpy"), "model: unknown model 'toy.cpy'; did you mean toy.copy"),
+    (("table", "toy.halo"), "table: the following arguments are required: --vary"),
     (("frobnicate",), "invalid choice: 'frobnicate'"),
     (("latex", "nothing.like.this"), "model: unknown model"),
     (("latex", "toy.halo", "--vary", "Q=1,2"), "Q: not a parameter of toy.halo"),
     (("latex", "toy.*", "--vary", "N=64,128", "--at", "X=3"), "X: not a parameter of toy.halo, toy.copy, toy.pair"),
     (("table", "toy.pair", "--vary", "N=64", "--per", "theta"),
-     "per: the theta of toy.pair, N²/P, is in P, not its parameters; give --per as an expression in N, R, C"),
+     "per: the theta of toy.pair's total, N²/P, is in P, not its parameters; give --per as an expression in N, R, C"),
     (("latex", "toy.halo", "-o", "/no/such/folder/notes.tex"), "output: cannot write '/no/such/folder/notes.tex'"),
-    (("table", "toy.halo", "--vary", "N=8", "--per", "N/0"), "per: 'N/0' is zoo"),
-    (("table", "toy.halo", "--vary", "N=8", "--per", "N-N"), "per: 'N-N' is 0"),
+    (("latex", "toy.halo", "-o", ""), "output: an empty file name"),
 ]
 
 
@@ -302,13 +429,14 @@ def test_bad_input_exits_2_with_one_line(capsys, toys, argv, message):
     rc, out, err = run(capsys, *argv)
     assert rc == 2
     assert err.count("\n") == 1 and err.startswith("tilebound: "), err
-    assert message in err
+    assert message in err, err
     assert "Traceback" not in err
 
 
 PLOT_BAD = [
     (("-o", "halo.xyz"), "output: cannot tell an image format from 'halo.xyz'"),
     (("-o", "/no/such/folder/halo.png"), "output: cannot write '/no/such/folder/halo.png'"),
+    (("-o", ""), "output: an empty file name"),
 ]
 
 
@@ -321,19 +449,49 @@ def test_plot_bad_output_exits_2_with_one_line(capsys, toys, argv, message):
     assert message in err
 
 
+def test_a_bug_is_not_bad_input(capsys, toys, monkeypatch):
+    """Only BadInput is one line and exit 2; any other exception (here a ValueError with a message that
+    looks like ``name: problem``) is a bug and propagates with its traceback."""
+    from tilebound import report
+
+    def broken(*a, **k):
+        raise ValueError("N: looks like bad input but is a bug")
+    monkeypatch.setattr(report, "values_table", broken)
+    with pytest.raises(ValueError, match="is a bug"):
+        main(["show", "toy.halo", "--at", "N=8"])
+
+
 def test_python_dash_m_subprocess():
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
-    ok = subprocess.run([sys.executable, "-m", "symbolic", "list"], cwd=ROOT, env=env, capture_output=True, text=True)
-    assert ok.returncode == 0 and ok.stdout.strip()
-    bad = subprocess.run([sys.executable, "-m", "symbolic", "show", "no.such.model"], cwd=ROOT, env=env,
+    ok = subprocess.run([sys.executable, "-m", "tilebound", "list"], cwd=ROOT, env=_env(), capture_output=True, text=True)
+    assert ok.returncode == 0 and ok.stdout.strip() and ok.stderr == ""
+    bad = subprocess.run([sys.executable, "-m", "tilebound", "show", "no.such.model"], cwd=ROOT, env=_env(),
                          capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
 
 
+def test_closed_pipe_and_full_disk_exit_quietly():
+    """``tilebound list | head -1`` exits 141 with nothing on stderr; ``> /dev/full`` one line and 1."""
+    proc = subprocess.run(f"'{sys.executable}' -m tilebound list | head -c 1 > /dev/null; echo ${{PIPESTATUS[0]}}",
+                          shell=True, executable="/bin/bash", cwd=ROOT, env=_env(), capture_output=True, text=True)
+    assert proc.stdout.strip() in ("0", "141") and proc.stderr == ""   # 0 when the output fit the pipe first
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run([sys.executable, "-m", "tilebound", "list"], cwd=ROOT, env=_env(), stdout=full,
+                                  stderr=subprocess.PIPE, text=True)
+        assert proc.returncode == 1
+        assert proc.stderr == "tilebound: output: cannot write: No space left on device\n"
+
+
 def test_help_exits_0(capsys):
     rc, out, _ = run(capsys, "--help")
     assert rc == 0 and "show" in out and "table" in out
+
+
+@pytest.mark.parametrize("command", ["list", "show", "table", "latex", "plot"])
+def test_subcommand_help(capsys, command):
+    rc, out, _ = run(capsys, command, "--help")
+    assert rc == 0 and out.startswith(f"usage: tilebound {command}")
 
 
 # ------------------------------------------------------------------------------ every registered model
@@ -354,24 +512,9 @@ def test_every_model_shows_without_printer_code(capsys, name):
         assert "exact" in out.split("\nat ")[-1]
 
 
-def test_list_markdown(capsys, toys):
-    rc, out, _ = run(capsys, "list", "--format", "markdown")
-    assert rc == 0
-    assert out.splitlines()[0].split("|")[1].strip() == "model"
-    assert any(ln.startswith("| toy.halo ") for ln in out.splitlines())
-
-
-@pytest.mark.parametrize("command", ["list", "show", "table", "latex", "plot"])
-def test_subcommand_help(capsys, command):
-    rc, out, _ = run(capsys, command, "--help")
-    assert rc == 0 and out.startswith(f"usage: tilebound {command}")
-
-
 def test_ascii_terminal_gets_ascii_formulas():
-    if "attention.fa1.fwd" not in registry.names():
-        pytest.skip("attention family not present")
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="ascii")
-    proc = subprocess.run([sys.executable, "-m", "symbolic", "show", "attention.fa1.fwd", "--at", "N=1024"],
+    env = _env(PYTHONIOENCODING="ascii")
+    proc = subprocess.run([sys.executable, "-m", "tilebound", "show", "attention.fa1.fwd", "--at", "N=1024"],
                           cwd=ROOT, env=env, capture_output=True)
     assert proc.returncode == 0, proc.stderr.decode()
     out = proc.stdout.decode("ascii")

@@ -14,12 +14,14 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-from symbolic.cli import main
 from symbolic.model import Model
+from symbolic.params import param
 from symbolic.printing.document import PREAMBLE, to_document
-from symbolic.symbols import N
+from tilebound.cli import main
 
-from toy_models import halo_model, register_toys
+from toy_models import halo_model
+
+N = param("N")
 
 PDFLATEX = shutil.which("pdflatex")
 
@@ -55,9 +57,9 @@ def test_standalone_document_of_every_model_compiles(pdflatex, tmp_path, capsys)
 
 
 def test_awkward_text_compiles(pdflatex, tmp_path):
-    """Underscores, per cent, dollars, braces, carets, µ, ×, Θ and an unknown character in names and notes;
-    a term too wide for the page (set as wrapped text)."""
-    m = Model(name="toy.weird_name%", summary="cost in $ & µs, N×N {braces} ^caret ~tilde #hash 漢",
+    """Underscores, per cent, dollars, braces, carets, µ, ×, Θ, ≲, superscript runs and an unknown character
+    in names and notes; a term too wide for the page (set as wrapped text)."""
+    m = Model(name="toy.weird_name%", summary="cost in $ & µs, N×N {braces} ^caret ~tilde #hash ≲ N⁻¹ 漢",
               quantities={"t_compute": N / 7, "max_bytes": 3 * N + sp.ceiling(N / 3),
                           "too_wide": sp.Mul(*[N + i for i in range(1, 51)])}, params=(N,),
               lower_bounds={"a very long lower bound name: Omega(N^2) with 100% of {it}": N},
@@ -65,9 +67,18 @@ def test_awkward_text_compiles(pdflatex, tmp_path):
     compile_tex(pdflatex, to_document([m, halo_model()], title="t_i_t_l_e & 100%"), tmp_path)
 
 
-def test_cli_fragments_compile_in_a_document(pdflatex, tmp_path, capsys, monkeypatch):
+def test_every_glyph_compiles_in_text_and_math(pdflatex, tmp_path):
+    """Each character of the one glyph table, escaped as text and as a math label, compiles."""
+    from symbolic.printing.glyphs import GLYPHS
+    from symbolic.printing.latex import escape, math_text
+
+    chars = "".join(sorted(GLYPHS))
+    body = f"{escape(chars)}\n\n$${math_text(chars)}$$\n"
+    compile_tex(pdflatex, PREAMBLE + "\\begin{document}\n" + body + "\\end{document}\n", tmp_path)
+
+
+def test_cli_fragments_compile_in_a_document(pdflatex, tmp_path, capsys, toys):
     """``latex MODEL --vary``, ``show --format latex`` and ``table --format latex`` pasted into a document."""
-    register_toys(monkeypatch)
     parts = []
     for argv in (["latex", "toy.halo", "--vary", "N=64,100"],
                  ["show", "toy.halo", "--at", "N=100", "--format", "latex"],

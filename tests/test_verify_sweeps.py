@@ -1,5 +1,11 @@
 """Every registered formula agrees with its executor/simulator over its default sweep (the same sweep
-``python -m verify`` runs), and over the long sweep under ``-m slow``."""
+``python -m verify`` runs), and over the long sweep under ``-m slow``.
+
+Each default sweep runs once per session: its report is kept (:func:`default_report`) and the size
+test reads the same reports instead of running the sweeps again.
+"""
+
+from functools import lru_cache
 
 import pytest
 
@@ -7,6 +13,12 @@ from verify.core import run_check
 from verify.registry import all_checks
 
 CHECKS = {c.name: c for c in all_checks()}
+
+
+@lru_cache(maxsize=None)
+def default_report(name: str):
+    """The default sweep of the check called ``name``, run once and kept."""
+    return run_check(CHECKS[name])
 
 
 def _assert_clean(rep):
@@ -17,7 +29,7 @@ def _assert_clean(rep):
 
 @pytest.mark.parametrize("name", sorted(CHECKS))
 def test_default_sweep_agrees(name):
-    _assert_clean(run_check(CHECKS[name]))
+    _assert_clean(default_report(name))
 
 
 @pytest.mark.slow
@@ -27,6 +39,9 @@ def test_full_sweep_agrees(name):
 
 
 def test_default_sweep_is_large_enough():
-    reps = [run_check(c) for c in all_checks() if c.name.startswith("attention.")]
+    """The attention sweeps reach 200 points and sizes of 4096 (the reports of the sweeps above)."""
+    reps = [default_report(n) for n in sorted(CHECKS) if n.startswith("attention.")]
+    assert reps, "no attention check registered"
     assert sum(r.points for r in reps) >= 200
     assert max(r.largest for r in reps) >= 4096
+

@@ -83,9 +83,27 @@ def halo_brute_force(point) -> dict:
     return {"reads": reads, "writes": writes, "flops": 3 * n}
 
 
+def _halo_grid(full):
+    return [dict(N=n, B=b) for n in (1, 31, 32, 33, 100, 1024) for b in (1, 4, 32)]
+
+
+def halo_check():
+    """``toy.halo`` against its brute-force count, as a check module would bind it."""
+    from verify.core import Check
+    return Check(model=halo, execute=halo_brute_force, grid=_halo_grid, description="toy: halo vs brute force")
+
+
 def register_toys(monkeypatch) -> None:
     """Put the toys into the model registry for one test (monkeypatch restores it afterwards): the
     registry's discovered ``{name: ModelRef}`` with the toys added."""
     from symbolic import registry
     found = {**registry._refs(), **{ref.name: ref for ref in TOYS}}
     monkeypatch.setattr(registry, "_refs", lambda: found)
+
+
+def register_toy_checks(monkeypatch, *checks) -> None:
+    """Put ``checks`` (default: :func:`halo_check`) into the check registry for one test."""
+    from verify import registry
+    checks = checks or (halo_check(),)
+    found = {**registry._found(), **{c.name: c for c in checks}}
+    monkeypatch.setattr(registry, "_found", lambda: found)

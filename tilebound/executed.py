@@ -1,0 +1,80 @@
+"""Executed points for plots: what a model's executor counts, at the points a plot draws.
+
+The executor is the one :mod:`verify` already checks the model against: the
+:class:`~verify.core.Check` bound to the model object (:func:`verify.registry.checks_of`).  Its point
+keys are the model's own parameter names, so the model's full point (``--at`` values plus the
+model's defaults) is what the executor is given; keys only the executor takes (``Check.extra``: an
+L2 capacity, a seed) come from the check's first pinned point that gives them.
+
+Executors are run only where they are cheap: at points no larger (by the check's own ``size``) than
+the largest point of the check's default grid - the sizes ``python -m verify`` runs on every commit.
+Larger points are drawn as formula only, and a note says so.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from base.errors import BadInput
+
+__all__ = ["check_for", "executed_points", "DEFAULT_SIZE_LIMIT"]
+
+#: the size limit for a check whose default grid is empty (drawn points only)
+DEFAULT_SIZE_LIMIT = 4096
+
+
+def _covers(check, quantity: str) -> bool:
+    qs = set(check.quantities)
+    return quantity in qs or (quantity == "total" and {"reads", "writes"} <= qs)
+
+
+def check_for(model, quantity: str | None = None):
+    """The :class:`~verify.core.Check` of ``model`` - one that checks ``quantity`` first, then the one
+    named like the model - or ``None``."""
+    from verify.core import Check
+    from verify.registry import checks_of
+
+    checks = [c for c in checks_of(model.name) if isinstance(c, Check)]
+    checks.sort(key=lambda c: (quantity is not None and not _covers(c, quantity), c.name != model.name))
+    return checks[0] if checks else None
+
+
+def executed_points(model, quantity: str, points: Sequence[tuple]) -> tuple[list, list, list[str]]:
+    """Run the model's executor at each ``(x, point)``; returns ``(xs, values, notes)``: the x of each
+    point it ran at, the executed ``quantity`` there, and one-line notes for what it did not run.
+
+    An executor reporting ``reads`` and ``writes`` gives ``total`` as their sum (the model's own
+    definition of ``total``).  An executor that refuses a point (:class:`BadInput`, e.g. over its work
+    budget) leaves that point out with a note; any other exception is a bug and propagates."""
+    check = check_for(model, quantity)
+    if check is None:
+        return [], [], [f"no executor check for {model.name}; plotting the formula only"]
+    grid = list(check.grid(False))
+    limit = max((check.size_of(p) for p in grid), default=DEFAULT_SIZE_LIMIT)
+    # keys only the executor reads (an L2 capacity, a launch order): as the check's first pinned point
+    # gives them; one the grid does not give is left to the executor's own default
+    first = next((p for p in grid if any(k in p for k in check.extra)), {})
+    extra = {k: first[k] for k in check.extra if k in first}
+    xs, ys, skipped, notes = [], [], [], []
+    for x, pt in points:
+        full = {**pt, **extra}
+        if check.size_of(full) > limit:
+            skipped.append(x)
+            continue
+        try:
+            got = check.execute(full)
+        except BadInput as exc:
+            notes.append(f"the {check.name} executor refused {x}: {exc}")
+            continue
+        got = dict(got)
+        if "total" not in got and "reads" in got and "writes" in got:
+            got["total"] = got["reads"] + got["writes"]
+        if quantity not in got:
+            return [], [], [f"the {check.name} executor reports no {quantity!r} (it reports "
+                            f"{', '.join(got)}); plotting the formula only"]
+        xs.append(x)
+        ys.append(got[quantity])
+    if skipped:
+        notes.append(f"{model.name}: executor not run at {', '.join(map(str, skipped))} (size beyond "
+                     f"{limit:,}, the largest of its check's default sweep); formula only there")
+    return xs, ys, notes
