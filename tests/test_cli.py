@@ -146,6 +146,21 @@ def test_show_at_any_size_is_exact(capsys, toys):
     assert _value_rows(out)["reads"][1] == f"{10**30 + 2 * (10**30 // 32):,}"
 
 
+def test_show_values_beyond_4000_digits(capsys):
+    """N = 10**2200, d = 64, M = 51200: B_c = M/(4d) = 200, so ceil(N/200) = 5·10**2197 key blocks and
+    reads = 2 N d + N (2d + 2) ceil(N/B_c) = 1.28·10**2202 + 6.5·10**4399: printed in scientific form with
+    its 4,400 digits, not a traceback (Python refuses str() of an int beyond 4,300 digits)."""
+    rc, out, err = run(capsys, "show", "attention.fa1.fwd.paper", "--at", "N=10**2200", "d=64", "M=51200")
+    assert rc == 0 and err == "", err
+    assert _value_rows(out)["reads"][1:4] == ["6.50e+4399", "(4,400", "digits)"]
+
+
+def test_show_times_beyond_a_floats_range(capsys):
+    rc, out, err = run(capsys, "show", "latency.pipeline", "--at", "n=10", "S=2", "L=1e400", "t_x=2e-7", "t_c=3e-7")
+    assert rc == 0 and err == "", err
+    assert "e+400 s" in out
+
+
 @pytest.mark.parametrize("fmt,marker", [("markdown", "$$\n\\begin{aligned}"), ("latex", "\\begin{align*}")])
 def test_show_formats(capsys, toys, fmt, marker):
     rc, out, _ = run(capsys, "show", "toy.halo", "--at", "N=100", "--format", fmt)

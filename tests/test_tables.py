@@ -102,10 +102,20 @@ CELLS = [
     ("≲ 2 µs", "ascii", "<~ 2 us"),
     ("≲ 2 µs", "latex", r"$\lesssim$ 2 $\mu$s"),
     (None, "text", ""),
+    # beyond MAX_DIGITS digits or a float's range: scientific form, computed exactly, with the digit count
+    (10**4400, "text", "1.00e+4400 (4,401 digits)"),
+    (-(123 * 10**4500), "text", "-1.23e+4502 (4,503 digits)"),
+    (Fraction(10**400, 3), "text", "3.33e+399"),
+    (Fraction(1, 10**400), "text", "1.00e-400"),
+    (Exact(Fraction(1, 3 * 10**4400)), "text", "3.33e-4401 (exactly a 1-digit numerator over a 4,401-digit denominator)"),
+    (Measure(10**401, "s"), "text", "1.00e+401 s"),
+    (Measure(3 * 10**500, "B"), "text", "3.00e+500 B"),
+    (Measure(10**400, "FLOP/s"), "text", "1.00e+400 FLOP/s"),
 ]
 
 
-@pytest.mark.parametrize("value,target,expected", CELLS)
+@pytest.mark.parametrize("value,target,expected", CELLS,
+                         ids=[f"{i}-{target}-{exp[:30]}" for i, (_, target, exp) in enumerate(CELLS)])
 def test_format_cell(value, target, expected):
     assert format_cell(value, target) == expected
 
@@ -132,3 +142,14 @@ def test_integers_print_exactly(n):
 def test_exact_fractions_print_exactly(f):
     s = format_cell(Exact(f))
     assert Fraction(s.replace(",", "")) == f
+
+
+@pytest.mark.parametrize("digits", [1, 4000, 4001, 20000])
+def test_huge_integers_keep_their_digit_count(digits):
+    """Up to 4000 digits every digit prints; beyond, the leading digits and the exact digit count."""
+    n = 271 * 10 ** (digits - 3) + 1 if digits >= 3 else 7
+    s = format_cell(n)
+    if digits <= 4000:
+        assert int(s.replace(",", "")) == n
+    else:
+        assert s == f"2.71e+{digits - 1} ({digits:,} digits)"

@@ -57,6 +57,18 @@ def check_image_path(path: str) -> str:
     return path
 
 
+def _floats(values, label: str) -> list[float]:
+    """Exact values as floats, only to place them on the page; a value beyond a float's range is refused."""
+    out = []
+    for v in values:
+        try:
+            out.append(float(v))
+        except OverflowError:
+            raise BadInput("plot", f"{label}: a value beyond a float's range (about 1.8e308) cannot be "
+                                   "drawn; plot smaller sizes or use tilebound table") from None
+    return out
+
+
 def plot_series(series, xlabel: str, ylabel: str, title: str, path: str, loglog: bool = True) -> str:
     """Draw the series into ``path`` (format from its extension) and return ``path``."""
     plt = require_matplotlib()
@@ -69,7 +81,7 @@ def plot_series(series, xlabel: str, ylabel: str, title: str, path: str, loglog:
         kw = dict(STYLES[s.kind])
         if group in colors:
             kw["color"] = colors[group]
-        (line,) = ax.plot([float(x) for x in s.xs], [float(y) for y in s.ys], label=s.label, **kw)
+        (line,) = ax.plot(_floats(s.xs, s.label), _floats(s.ys, s.label), label=s.label, **kw)
         colors.setdefault(group, line.get_color())
     if loglog:
         integral = all(float(x).is_integer() for s in series for x in s.xs)

@@ -21,7 +21,7 @@ from tabulate import Line, TableFormat, tabulate
 
 from base.errors import BadInput
 
-from .human import fmt_bytes, fmt_int, fmt_real, fmt_si, fmt_time
+from .human import fmt_bytes, fmt_exact, fmt_int, fmt_real, fmt_si, fmt_time
 from .latex import escape, to_latex
 from .text import ascii_text, to_text
 
@@ -107,7 +107,7 @@ def format_cell(value, target: str = "text") -> str:
         s = _measure_text(value)
     elif isinstance(value, Exact):
         v = value.value
-        s = fmt_int(v) if isinstance(v, Integral) or getattr(v, "denominator", 0) == 1 else str(v)
+        s = fmt_exact(v) if isinstance(v, (Integral, Fraction)) else str(v)
     elif _is_number(value):
         s = _number_text(value)
     elif isinstance(value, sp.Basic):
