@@ -307,6 +307,20 @@ def test_latex_standalone_to_file(capsys, toys, tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["notes.tex"]    # no temporary file left behind
 
 
+def test_latex_standalone_default_sweeps_keep_the_at_values(capsys, toys, tmp_path):
+    """With N = 64 fixed by --at, toy.pair's default sweep varies its first other parameter, R, at
+    8/4 .. 8·4 = 2, 4, 8, 16, 32, keeping N = 64 in every row: reads = N ceil(N/C) + N ceil(N/R) =
+    64·8 + 64·32, 64·16, 64·8, 64·4, 64·2 (C = 8, its default)."""
+    path = tmp_path / "notes.tex"
+    rc, _, err = run(capsys, "latex", "toy.pair", "--standalone", "--at", "N=64", "-o", str(path))
+    assert rc == 0, err
+    tex = path.read_text()
+    assert r"\caption{toy.pair: reads, writes, flops, total at N = 64, C = 8}" in tex
+    rows = [ln.split("&")[:2] for ln in tex.splitlines() if ln.strip()[:1].isdigit()]
+    assert [(int(r.strip()), int(v.strip().replace(",", ""))) for r, v in rows] == [
+        (2, 64 * 8 + 64 * 32), (4, 64 * 8 + 64 * 16), (8, 64 * 8 + 64 * 8), (16, 64 * 8 + 64 * 4), (32, 64 * 8 + 64 * 2)]
+
+
 # ------------------------------------------------------------------------------ plot
 def _capture_plot(monkeypatch) -> dict:
     from symbolic.printing import plot
@@ -436,6 +450,7 @@ BAD = [
      "per: the theta of toy.pair's total, N²/P, is in P, not its parameters; give --per as an expression in N, R, C"),
     (("latex", "toy.halo", "-o", "/no/such/folder/notes.tex"), "output: cannot write '/no/such/folder/notes.tex'"),
     (("latex", "toy.halo", "-o", ""), "output: an empty file name"),
+    (("latex", "toy.halo", "--at", "N=64"), "at: latex uses --at only for its sweep tables"),
 ]
 
 

@@ -199,14 +199,19 @@ def cmd_latex(args, out) -> int:
     report.refuse_overlap(at, vary)
     models = _models(args.models)
     report.check_names([*report.varied(vary), *at], models)
+    tables_wanted = bool(vary) or (args.standalone and not args.no_tables)
+    if at and not tables_wanted:
+        raise BadInput("at", "latex uses --at only for its sweep tables; add --vary, or --standalone without "
+                             "--no-tables")
     entries = []
     for m in models:
         own = set(p.name for p in m.params)
+        mine = {k: v for k, v in at.items() if k in own}
         tables = []
         sweep = ({k: v for k, v in vary.items() if set(report.tied(k)) <= own} if vary
-                 else (report.default_sweep(m) if args.standalone and not args.no_tables else None))
+                 else (report.default_sweep(m, mine) if tables_wanted else None))
         if sweep:
-            tables.append(report.sweep_table(m, sweep, {k: v for k, v in at.items() if k in own}))
+            tables.append(report.sweep_table(m, sweep, mine))
         entries.append(ModelEntry(m, tuple(tables)))
     if args.standalone:
         text = to_document(entries, title=args.title)

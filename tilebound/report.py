@@ -536,21 +536,22 @@ def roofline_table(rl, hw, dtype: str, copies: int = 1):
                    f"HBM {fmt_si(rl.bandwidth, 'B/s', 4)}, intensity {fmt_si(rl.intensity, 'FLOP/B')}")
 
 
-def default_sweep(model):
-    """The sweep a document shows for a model: its first integer parameter at 1/4x..4x its default
-    (the points the model accepts), the rest at their defaults; ``None`` when the model lacks a default
-    for some parameter or accepts fewer than two of the points."""
+def default_sweep(model, at: Mapping | None = None):
+    """The sweep a document shows for a model: its first integer parameter not fixed by ``at`` at
+    1/4x..4x its default (the points the model accepts), the rest at ``at`` or their defaults; ``None``
+    when some parameter has neither a value nor a default, or fewer than two of the points are accepted."""
+    at = {k: v for k, v in (at or {}).items() if k in _param_names(model)}
     names = _param_names(model)
-    if not names or any(n not in model.defaults for n in names):
+    if not names or any(n not in model.defaults and n not in at for n in names):
         return None
-    first = next((p for p in model.params if p.counts), None)
+    first = next((p for p in model.params if p.counts and p.name not in at and p.name in model.defaults), None)
     if first is None:
         return None
     v0 = int(model.defaults[first.name])
     values = []
     for v in sorted({max(1, v0 * 2 ** k // 4) for k in range(5)}):
         try:
-            model.check_point({first.name: v})
+            model.check_point({**at, first.name: v})
         except BadInput:
             continue
         values.append(v)
