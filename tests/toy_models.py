@@ -21,7 +21,7 @@ import sympy as sp
 from symbolic.asymptotics import Regime
 from symbolic.model import Model
 from symbolic.params import param
-from symbolic.registry import ModelRef, defines
+from symbolic.registry import defines
 
 N = param("N", "number of elements")
 B = param("B", "tile size (elements)")

@@ -233,9 +233,9 @@ def _tokens(text: str) -> list[tuple[str, str]]:
 class _Reader:
     """Recursive descent over the tokens; builds a SymPy expression from the model's own Params."""
 
-    def __init__(self, text: str, symbols: Mapping):
+    def __init__(self, text: str, symbols: Mapping, model_name: str):
         import sympy as sp
-        self.sp, self.text, self.symbols = sp, text, symbols
+        self.sp, self.text, self.symbols, self.model_name = sp, text, symbols, model_name
         self.toks, self.i = _tokens(text), 0
 
     def fail(self, why: str):
@@ -345,9 +345,7 @@ class _Reader:
 
 def parse_per(model, text: str):
     """A ``--per`` expression in ``model``'s parameters, read by the grammar above (no ``eval``)."""
-    r = _Reader(text, {p.name: p for p in model.params})
-    r.model_name = model.name
-    return r.read()
+    return _Reader(text, {p.name: p for p in model.params}, model.name).read()
 
 
 def theta_of(model, quantity: str | None = None):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 import sympy as sp
-from sympy.printing.precedence import PRECEDENCE, precedence
+from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
 
 from .glyphs import GLYPHS as GLYPH_TABLE
