@@ -293,8 +293,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--ratio", action="append", metavar="OTHER", help="add OTHER's value and MODEL ÷ OTHER")
     s.add_argument("--inverse", action="store_true", help="ratio columns as OTHER ÷ MODEL")
     s.add_argument("--per", action="append", metavar="EXPR",
-                   help="add the first quantity ÷ EXPR (e.g. 'N^2 d^2/M'; 'theta' = that quantity's Θ class)")
-    s.add_argument("--dtype", default=None, help="add the first quantity in bytes of this element type")
+                   help="add Q ÷ EXPR, Q the first -q quantity or the model's main one (e.g. 'N^2 d^2/M'; "
+                        "'theta' = Q's Θ class)")
+    s.add_argument("--dtype", default=None, help="add Q (as for --per) in bytes of this element type")
     s.add_argument("--format", choices=FORMATS, default="text")
     s.set_defaults(run=cmd_table)
 
