@@ -11,24 +11,49 @@ is reported, in order, to ``on_request(kind, index, k, elements)`` (``kind`` ``"
 tile row, ``"B"`` with the tile column) - the input of :mod:`numeric.l2cache`.
 
 Real mode multiplies with NumPy; shape-only mode (``GlobalMemory(real=False)``) runs the same code on
-:class:`~numeric.memory.Phantom` tiles.  Besides the memory's tally (reads, writes, useful FLOPs) the
-run reports ``flops_padded``: what the tensor cores do, a full ``BM x BN x BK`` product every K-step.
+:class:`~numeric.memory.Phantom` tiles.  With ``stages=s`` (real mode), each program holds the on-chip
+arrays :func:`block_buffers` allocates - a ring of ``s`` operand slots (an ``A`` tile ``BM x BK`` and a
+``B`` tile ``BK x BN`` each; K-step ``k`` lands in slot ``k mod s``, as a software pipeline of
+``num_stages = s`` does) and its ``BM x BN`` accumulator - stages every loaded tile through its slot,
+multiplies from there and accumulates in place.  Without ``stages`` the tiles are multiplied straight
+from the loads (the copy into a slot costs about 12 % of a 1024^3 real run, and counts do not depend
+on it).  Besides the memory's tally (reads, writes, useful FLOPs) the run reports ``flops_padded``:
+what the tensor cores do, a full ``BM x BN x BK`` product every K-step.
 
-This module does not import :mod:`symbolic` (it is the independent side of :mod:`verify.gemm`).
+Tile products run on one BLAS thread (``threadpoolctl``): tiles are small, and a multi-threaded BLAS
+spends more waking and synchronising threads than it saves on them (on a loaded 2-core machine a
+tile-by-tile loop ran 2-3x slower with OpenBLAS' default threads); each tile is one SM's work anyway.
+
+Bad input is :class:`~base.errors.BadInput` naming the parameter.  This module does not import
+:mod:`symbolic` (it is the independent side of :mod:`verify.checks.gemm`).
 """
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Callable, Optional
 
 import numpy as np
 
-from ._args import count
-from .blas import single_threaded_blas
+from base.errors import BadInput
+from base.validate import positive_int
+
 from .memory import GlobalMemory
 
-__all__ = ["pid_to_tile", "launch_tiles", "GemmRun", "tiled_matmul", "run_gemm"]
+__all__ = ["pid_to_tile", "launch_tiles", "block_buffers", "GemmRun", "tiled_matmul", "run_gemm"]
+
+_blas = None
+
+
+def _one_blas_thread():
+    """A context in which BLAS runs on one thread (threadpoolctl's controller, made once: scanning the
+    loaded libraries costs about 0.25 ms, a limit on the made controller about 0.01 ms)."""
+    global _blas
+    if _blas is None:
+        from threadpoolctl import ThreadpoolController
+        _blas = ThreadpoolController()
+    return _blas.limit(limits=1, user_api="blas")
 
 
 def pid_to_tile(pid: int, tiles_m: int, tiles_n: int, group: int) -> tuple[int, int]:
@@ -43,8 +68,21 @@ def pid_to_tile(pid: int, tiles_m: int, tiles_n: int, group: int) -> tuple[int, 
 
 def launch_tiles(tiles_m: int, tiles_n: int, group: int = 1) -> list[tuple[int, int]]:
     """Every tile in launch order (``group = 1``: row-major)."""
-    tiles_m, tiles_n, group = count("tiles_m", tiles_m), count("tiles_n", tiles_n), count("group", group)
+    tiles_m, tiles_n = positive_int("tiles_m", tiles_m), positive_int("tiles_n", tiles_n)
+    group = positive_int("group", group)
     return [pid_to_tile(p, tiles_m, tiles_n, group) for p in range(tiles_m * tiles_n)]
+
+
+def block_buffers(BM: int, BN: int, BK: int, stages: int = 1, operand=np.float16, accumulator=np.float32) -> dict:
+    """The on-chip arrays one program (thread block) holds: ``"A"``, a ring of ``stages`` ``BM x BK``
+    tiles, and ``"B"``, of ``stages`` ``BK x BN`` tiles (shared memory: the pipeline's operand
+    stages), and ``"acc"``, the ``BM x BN`` accumulator (registers).  Full tiles: an edge tile fills
+    part of its slot.  The defaults are an FP16 kernel's types; :func:`tiled_matmul` allocates them
+    in the data's own type."""
+    BM, BN, BK = positive_int("BM", BM), positive_int("BN", BN), positive_int("BK", BK)
+    stages = positive_int("stages", stages)
+    return {"A": np.zeros((stages, BM, BK), operand), "B": np.zeros((stages, BK, BN), operand),
+            "acc": np.zeros((BM, BN), accumulator)}
 
 
 @dataclass
@@ -66,47 +104,65 @@ class GemmRun:
 
 
 def tiled_matmul(mem: GlobalMemory, A, B, C, BM: int, BN: int, BK: int, group: int = 1, wave: int = 1,
-                 on_request: Optional[Callable] = None) -> int:
-    """Run the tiled kernel on arrays already in ``mem``; returns the padded FLOPs (the tally holds the rest)."""
+                 on_request: Optional[Callable] = None, stages: Optional[int] = None) -> int:
+    """Run the tiled kernel on arrays already in ``mem``; returns the padded FLOPs (the tally holds the
+    rest).  With ``stages`` (real mode) each program stages its tiles through the ``stages``-slot ring
+    of :func:`block_buffers` and accumulates in its accumulator."""
     M, K = A.shape
     K2, N = B.shape
     if K2 != K:
-        raise ValueError(f"B: shape {B.shape} does not match A {A.shape}")
+        raise BadInput("B", f"shape {B.shape} does not match A {A.shape}")
     if C.shape != (M, N):
-        raise ValueError(f"C: shape {C.shape}, expected {(M, N)}")
-    BM, BN, BK = count("BM", BM), count("BN", BN), count("BK", BK)
-    group, wave = count("group", group), count("wave", wave)
+        raise BadInput("C", f"shape {C.shape}, expected {(M, N)}")
+    BM, BN, BK = positive_int("BM", BM), positive_int("BN", BN), positive_int("BK", BK)
+    group, wave = positive_int("group", group), positive_int("wave", wave)
+    staged = stages is not None and mem.real
+    stages = 1 if stages is None else positive_int("stages", stages)
     tiles_m, tiles_n = -(-M // BM), -(-N // BN)
     order = launch_tiles(tiles_m, tiles_n, group)
+    dtype = np.result_type(A.dtype, B.dtype)
     padded = 0
     for start in range(0, len(order), wave):
         programs = order[start:start + wave]
         acc = [None] * len(programs)
-        for k0 in range(0, K, BK):
+        bufs = [block_buffers(BM, BN, BK, stages, dtype, dtype) for _ in programs] if staged else None
+        for step, k0 in enumerate(range(0, K, BK)):
             ks = slice(k0, min(k0 + BK, K))
+            slot = step % stages
             for p, (i, j) in enumerate(programs):
                 rows, cols = slice(i * BM, min((i + 1) * BM, M)), slice(j * BN, min((j + 1) * BN, N))
                 a = mem.load(A, (rows, ks))
                 if on_request is not None:
-                    on_request("A", i, k0 // BK, a.size)
+                    on_request("A", i, step, a.size)
                 b = mem.load(B, (ks, cols))
                 if on_request is not None:
-                    on_request("B", j, k0 // BK, b.size)
-                prod = mem.matmul(a, b)
+                    on_request("B", j, step, b.size)
                 padded += 2 * BM * BN * BK
-                acc[p] = prod if acc[p] is None else acc[p] + prod
+                if staged:                   # stage through the ring, accumulate in place
+                    (r, d), c = a.shape, b.shape[1]
+                    sa, sb = bufs[p]["A"][slot, :r, :d], bufs[p]["B"][slot, :d, :c]
+                    sa[...] = a
+                    sb[...] = b
+                    bufs[p]["acc"][:r, :c] += mem.matmul(sa, sb)
+                else:
+                    prod = mem.matmul(a, b)
+                    acc[p] = prod if acc[p] is None else acc[p] + prod
         for p, (i, j) in enumerate(programs):
-            mem.store(C, (slice(i * BM, min((i + 1) * BM, M)), slice(j * BN, min((j + 1) * BN, N))), acc[p])
+            rows, cols = slice(i * BM, min((i + 1) * BM, M)), slice(j * BN, min((j + 1) * BN, N))
+            tile = bufs[p]["acc"][:rows.stop - rows.start, :cols.stop - cols.start] if staged else acc[p]
+            mem.store(C, (rows, cols), tile)
     return padded
 
 
 def run_gemm(M: int, N: int, K: int, BM: int, BN: int, BK: int, group: int = 1, wave: int = 1, real: bool = False,
-             seed: int = 0, on_request: Optional[Callable] = None, A=None, B=None) -> GemmRun:
+             seed: int = 0, on_request: Optional[Callable] = None, A=None, B=None,
+             stages: Optional[int] = None) -> GemmRun:
     """Set up ``A`` (``M x K``), ``B`` (``K x N``) and an empty ``C`` in a fresh counted memory and run
-    :func:`tiled_matmul`.  Real mode uses random data (or the given ``A``, ``B``) and returns ``C``."""
-    M, N, K = count("M", M), count("N", N), count("K", K)
+    :func:`tiled_matmul`.  Real mode uses random data (or the given ``A``, ``B``) and returns ``C``;
+    ``stages`` stages its tiles through the on-chip ring of :func:`block_buffers`."""
+    M, N, K = positive_int("M", M), positive_int("N", N), positive_int("K", K)
     if not real and (A is not None or B is not None):
-        raise ValueError(f"{'A' if A is not None else 'B'}: given arrays need real=True (shape-only mode has no data)")
+        raise BadInput("A" if A is not None else "B", "given arrays need real=True (shape-only mode has no data)")
     mem = GlobalMemory(real=real)
     if real:
         rng = np.random.default_rng(seed)
@@ -114,7 +170,7 @@ def run_gemm(M: int, N: int, K: int, BM: int, BN: int, BK: int, group: int = 1, 
         B = rng.standard_normal((K, N)) if B is None else np.asarray(B, dtype=float)
         for name, arr, want in (("A", A, (M, K)), ("B", B, (K, N))):
             if arr.shape != want:
-                raise ValueError(f"{name}: shape {arr.shape}, expected {want} for M={M}, N={N}, K={K}")
+                raise BadInput(name, f"shape {arr.shape}, expected {want} for M={M}, N={N}, K={K}")
         a, b = mem.put("A", A), mem.put("B", B)
     else:
         a, b = mem.put("A", (M, K)), mem.put("B", (K, N))
@@ -126,8 +182,8 @@ def run_gemm(M: int, N: int, K: int, BM: int, BN: int, BK: int, group: int = 1, 
         if on_request is not None:
             on_request(kind, index, k, elements)
 
-    with single_threaded_blas():
-        padded = tiled_matmul(mem, a, b, c, BM, BN, BK, group=group, wave=wave, on_request=hook)
+    with _one_blas_thread() if real else nullcontext():     # shape-only mode multiplies nothing
+        padded = tiled_matmul(mem, a, b, c, BM, BN, BK, group=group, wave=wave, on_request=hook, stages=stages)
     t = mem.tally
     return GemmRun(t.reads, t.writes, t.flops, padded, t.by_array["A"][0], t.by_array["B"][0],
                    n_requests[0], mem.result(c))

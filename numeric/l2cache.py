@@ -7,8 +7,9 @@ line is one tile chunk - ``("A", tile row, k-step)`` or ``("B", tile column, k-s
 the request moved (edge chunks are smaller).  A miss fetches the chunk from HBM; room is made by
 evicting least-recently-used chunks.  Capacity and counts are in elements.
 
-This module does not import :mod:`symbolic`; :mod:`verify.gemm` compares it with
-:mod:`symbolic.gemm_l2`.
+This module does not import :mod:`symbolic`; :mod:`verify.checks.gemm` compares it with
+:mod:`symbolic.models.gemm_l2` (and the time model's estimate :mod:`tuning.l2_estimate`).  Bad input is
+:class:`~base.errors.BadInput` naming the parameter.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from ._args import count
+from base.validate import positive_int
+
 from .gemm import run_gemm
 
 __all__ = ["LRUCache", "L2Result", "simulate_l2"]
@@ -26,7 +28,7 @@ class LRUCache:
     """Least-recently-used cache of variable-size lines (sizes in elements)."""
 
     def __init__(self, capacity: int):
-        self.capacity = count("capacity", capacity)
+        self.capacity = positive_int("capacity", capacity)
         self.lines: OrderedDict = OrderedDict()
         self.used = 0
         self.hits = 0
@@ -60,10 +62,6 @@ class L2Result:
     l2_reads: int           # elements served by the L2 (hits)
     requests: int           # tile requests
     misses: int             # requests that missed
-
-    @property
-    def hit_rate(self) -> float:
-        return 1 - self.misses / self.requests if self.requests else 0.0
 
 
 def simulate_l2(M: int, N: int, K: int, BM: int, BN: int, BK: int, group: int, wave: int, capacity: int) -> L2Result:

@@ -1,11 +1,12 @@
 """The counting GEMM executor (numeric.gemm) and the LRU L2 simulator (numeric.l2cache).
 
-Oracles: NumPy's own product, counts derived by hand, a hand-traced LRU sequence.  The formulas are
-compared with these executors in verify.gemm (tests/test_verify_sweeps.py runs its sweeps); the tests at
-the end show that those checks fail on a wrong formula (unmasked edge tiles, a dropped launch rule,
-GROUP_M ignored).
+Oracles: NumPy's own product, counts derived by hand, a hand-traced LRU sequence, the byte sizes of
+hand-sized FP16 buffers.  The formulas are compared with these executors in verify.checks.gemm
+(tests/test_verify_sweeps.py runs its sweeps); the tests at the end show that those checks fail on a
+wrong formula (unmasked edge tiles, a dropped launch rule, GROUP_M ignored).
 """
 
+import dataclasses
 import re
 
 import numpy as np
@@ -13,7 +14,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from numeric.gemm import launch_tiles, pid_to_tile, run_gemm
+from base.errors import BadInput
+from numeric.gemm import block_buffers, launch_tiles, pid_to_tile, run_gemm
 from numeric.l2cache import LRUCache, simulate_l2
 
 
@@ -26,7 +28,19 @@ def test_real_mode_multiplies(M, N, K, bm, bn, bk, group, wave):
     A, B = rng.standard_normal((M, K)), rng.standard_normal((K, N))
     run = run_gemm(M, N, K, bm, bn, bk, group=group, wave=wave, real=True, A=A, B=B)
     np.testing.assert_allclose(run.C, A @ B, rtol=1e-10, atol=1e-10)
+    for stages in (1, 2, 3):    # staged through the on-chip ring: neither the product nor a count changes
+        deep = run_gemm(M, N, K, bm, bn, bk, group=group, wave=wave, real=True, A=A, B=B, stages=stages)
+        np.testing.assert_array_equal(deep.C, run.C)
+        assert deep.counts() == run.counts()
 
+
+def test_block_buffers_by_hand():
+    # 128 x 64 tiles, K-step 32, 3 stages, FP16 operands: a stage is (128 + 64) x 32 = 6144 elements,
+    # 12,288 bytes; the ring 18,432 elements, 36,864 bytes; the FP32 accumulator 128 x 64 x 4 bytes
+    b = block_buffers(128, 64, 32, 3)
+    assert (b["A"].shape, b["B"].shape, b["acc"].shape) == ((3, 128, 32), (3, 32, 64), (128, 64))
+    assert b["A"][0].size + b["B"][0].size == 6144 and b["A"][0].nbytes + b["B"][0].nbytes == 12288
+    assert b["A"].nbytes + b["B"].nbytes == 36864 and b["acc"].nbytes == 32768
 
 def test_counts_by_hand():
     # tm = 4, tn = 5, tk = 5 (see tests/test_gemm_formulas.py for the derivation)
@@ -96,14 +110,21 @@ def test_grouping_helps_when_a_wave_spans_a_row():
     (lambda: run_gemm(1, 1, 1, 1, 1, 1, wave=-1), "wave"),
     (lambda: LRUCache(0), "capacity"),
     (lambda: launch_tiles(3, 2, 0), "group"),
+    (lambda: run_gemm(1, 1, 1, 1, 1, 1, stages=0), "stages"),
+    (lambda: block_buffers(8, 8, 8, 1.5), "stages"),
     (lambda: run_gemm(4, 3, 2, 2, 2, 2, real=True, A=np.ones((2, 4))), "A"),     # transposed A
     (lambda: run_gemm(4, 3, 2, 2, 2, 2, real=True, B=np.ones((2, 4))), "B"),
     (lambda: run_gemm(4, 3, 2, 2, 2, 2, A=np.ones((4, 2))), "A"),                 # data in shape-only mode
 ])
 def test_bad_input(call, param):
-    with pytest.raises(ValueError) as e:
+    with pytest.raises(BadInput) as e:
         call()
-    assert str(e.value).startswith(param + ":")
+    assert str(e.value).startswith(param + ":") and e.value.param == param
+
+
+def test_l2_result_has_no_hit_rate():
+    """Dead code removed (issue 8): the simulator reports element counts, not a rate."""
+    assert not hasattr(simulate_l2(8, 8, 8, 4, 4, 4, 1, 1, 10**4), "hit_rate")
 
 
 def test_l2_worst_ratio_within_the_stated_bound():
@@ -123,33 +144,71 @@ def test_verify_gemm_reports_the_worst_l2_ratio(capsys):
 
 
 def _gemm_check(name):
-    from verify.gemm import checks
-    return next(c for c in checks() if c.name == name)
+    from verify.registry import all_checks
+    return next(c for c in all_checks() if c.name == name)
+
+
+class _WrongModel:
+    """A stand-in model whose ``evaluate`` changes one quantity of the real one (a deliberately wrong formula)."""
+
+    def __init__(self, model, quantity, wrong):
+        self.model, self.quantity, self.wrong, self.name = model, quantity, wrong, model.name
+
+    def evaluate(self, quantity=None, **point):
+        if quantity == self.quantity:
+            return self.wrong(point)
+        return self.model.evaluate(quantity, **point)
+
+
+def test_gemm_checks_are_bound_to_the_models():
+    """Every GEMM model has a Check whose points are named by the model's own parameters (plus the
+    executor-only keys it declares), so ``plot`` can draw its executed points."""
+    from symbolic import registry
+    from verify.core import Check
+    for name in ("gemm.tiled", "gemm.resources", "gemm.cosma", "gemm.l2"):
+        checks = [c for c in _checks_of(name) if isinstance(c, Check)]
+        assert checks, name
+        params = {p.name for p in registry.get(name).params}
+        for c in checks:
+            for point in c.grid(False):
+                assert set(point) - set(c.extra) <= params, (c.name, point)
+                assert params - set(point) <= set(registry.get(name).defaults), (c.name, point)
+
+
+def _checks_of(name):
+    from verify.registry import checks_of
+    return checks_of(name)
 
 
 def test_tiled_check_catches_a_formula_without_masked_edges():
     """A formula that counts full edge tiles (no masking) must fail the executor check."""
-    import dataclasses
-
     from verify.core import run_check
 
     def padded_reads(p):
-        tm, tn, tk = -(-p["M"] // p["BM"]), -(-p["N"] // p["BN"]), -(-p["K"] // p["BK"])
-        good = _gemm_check("gemm.tiled").formula(p)
-        return dict(good, reads_A=tn * tm * p["BM"] * tk * p["BK"])
-    rep = run_check(dataclasses.replace(_gemm_check("gemm.tiled"), formula=padded_reads), seed=0)
+        tm, tn, tk = -(-p["M"] // p["B_M"]), -(-p["N"] // p["B_N"]), -(-p["K"] // p["B_K"])
+        return tn * tm * p["B_M"] * tk * p["B_K"]
+    check = _gemm_check("gemm.tiled")
+    rep = run_check(dataclasses.replace(check, model=_WrongModel(check.model, "reads_A", padded_reads)), seed=0)
     bad = rep.smallest_failure().point
-    assert rep.failed > 0 and (bad["M"] % bad["BM"] or bad["K"] % bad["BK"])    # a partial edge tile
+    assert rep.failed > 0 and (bad["M"] % bad["B_M"] or bad["K"] % bad["B_K"])    # a partial edge tile
 
 
-def test_launch_check_catches_a_missing_rule():
-    import dataclasses
-
-    from symbolic.schedule import launch_failures
+def test_resources_check_catches_a_stage_too_few():
+    """Shared memory counted for s - 1 stages (the ring's slot for the next load forgotten) must fail."""
     from verify.core import run_check
-    no_regs = dataclasses.replace(_gemm_check("gemm.launch"),
-                                  formula=lambda p: {"reasons": [r for r in launch_failures(tuple(p.values())) if r != "regs"]})
-    assert run_check(no_regs, seed=0).failed == 1200
+    check = _gemm_check("gemm.resources")
+    short = lambda p: (p["s"] - 1) * (p["B_M"] + p["B_N"]) * p["B_K"]     # noqa: E731
+    rep = run_check(dataclasses.replace(check, model=_WrongModel(check.model, "smem_total", short)), seed=0)
+    assert rep.failed == rep.points > 0
+
+
+def test_launch_check_catches_a_missing_rule(monkeypatch):
+    from tuning.schedule import launch_failures
+    from verify.checks import gemm as gemm_checks
+    from verify.core import run_check
+    monkeypatch.setattr(gemm_checks, "launch_failures",
+                        lambda c: [r for r in launch_failures(c) if r != "regs"])
+    assert run_check(_gemm_check("gemm.launch"), seed=0).failed == 1200
 
 
 def test_no_reuse_check_catches_row_major_for_grouped():
@@ -157,8 +216,8 @@ def test_no_reuse_check_catches_row_major_for_grouped():
     c = _gemm_check("gemm.l2.no_reuse")
     points = list(c.grid(False))
     assert all(c.formula(p) == c.execute(p) for p in points)
-    wrong = [p for p in points if c.formula(dict(p, group=1)) != c.execute(p)]
-    assert wrong and all(p["group"] > 1 for p in wrong)
+    wrong = [p for p in points if c.formula(dict(p, G_M=1)) != c.execute(p)]
+    assert wrong and all(p["G_M"] > 1 for p in wrong)
 
 
 def test_executor_and_simulator_load_no_symbolic_module():
@@ -169,3 +228,15 @@ def test_executor_and_simulator_load_no_symbolic_module():
             "print(sorted(m for m in sys.modules if m == 'symbolic' or m.startswith('symbolic.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_l2_regime_checks_place_the_capacity_in_their_regime():
+    """The exact-regime checks take ``capacity_frac`` and put the capacity inside the regime's range:
+    at 0 the fits check runs at exactly M K + K N elements; the no-reuse range is empty with fewer
+    than 3 K-steps, and its executor refuses such a point naming the key."""
+    fits, no_reuse = _gemm_check("gemm.l2.fits"), _gemm_check("gemm.l2.no_reuse")
+    p = dict(M=64, N=64, K=64, B_M=16, B_N=16, B_K=16, G_M=1, P=4)
+    assert fits.execute(dict(p, capacity_frac=0)) == {"hbm_reads_fits": 64 * 64 + 64 * 64}
+    with pytest.raises(BadInput) as e:
+        no_reuse.execute(dict(p, K=32, capacity_frac=0))      # 2 K-steps of 16
+    assert e.value.param == "capacity_frac"

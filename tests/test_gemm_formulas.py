@@ -1,4 +1,5 @@
-"""Tiled GEMM formulas (symbolic.gemm) and the L2 launch-order counts (symbolic.gemm_l2).
+"""Tiled GEMM formulas (symbolic.models.gemm), the L2 launch-order counts (symbolic.models.gemm_l2)
+and the time model's L2 estimate (tuning.l2_estimate).
 
 Oracles: a brute-force loop over tiles written here (itself checked against hand-derived numbers),
 closed forms derived by hand, the COSMA bound's definition, and set-based enumeration of the launch
@@ -12,8 +13,11 @@ import sympy as sp
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from symbolic import gemm, gemm_l2, registry
-from symbolic.gemm import BK, BM, BN, Kg, Mg, Ng
+from base.errors import BadInput
+from symbolic import registry
+from symbolic.models import gemm, gemm_l2
+from symbolic.models.gemm import B_K, B_M, B_N, K, M, N
+from tuning import l2_estimate
 
 
 def brute_counts(M, N, K, bm, bn, bk):
@@ -81,10 +85,18 @@ def test_exact_at_huge_sizes():
 def test_divisible_form_and_asymptotics():
     m = registry.get("gemm.tiled")
     div = m.divisible()
-    assert sp.simplify(div["reads"] - Mg * Ng * Kg * (1 / BM + 1 / BN)) == 0
-    assert sp.simplify(div["flops_padded"] - 2 * Mg * Ng * Kg) == 0
-    assert sp.simplify(div["intensity"] - 2 * Mg * Ng * Kg / (2 * (Mg * Ng * Kg * (1 / BM + 1 / BN) + Mg * Ng))) == 0
-    assert sp.simplify(m.theta() - (Mg * Ng * Kg / BM + Mg * Ng * Kg / BN + Mg * Ng)) == 0
+    assert sp.simplify(div["reads"] - M * N * K * (1 / B_M + 1 / B_N)) == 0
+    assert sp.simplify(div["flops_padded"] - 2 * M * N * K) == 0
+    assert sp.simplify(div["intensity"] - 2 * M * N * K / (2 * (M * N * K * (1 / B_M + 1 / B_N) + M * N))) == 0
+    assert sp.simplify(m.theta() - (M * N * K / B_M + M * N * K / B_N + M * N)) == 0
+
+
+def test_parameters_are_typed_as_shown():
+    """The user's names: M, N, K (no suffix dialect), printed in LaTeX as typed."""
+    assert [p.name for p in registry.get("gemm.tiled").params] == ["M", "N", "K", "B_M", "B_N", "B_K"]
+    assert [p.name for p in registry.get("gemm.resources").params] == ["B_M", "B_N", "B_K", "s", "w_y", "w_x"]
+    assert [p.name for p in registry.get("gemm.l2").params] == ["M", "N", "K", "B_M", "B_N", "G_M", "P"]
+    assert sp.latex(M * N * K / B_M) == r"\frac{K M N}{B_M}"
 
 
 def test_intensity_by_hand():
@@ -102,13 +114,13 @@ def test_intensity_by_hand():
     (128, 64, 32, 1, 1, 1, 6144, 6144, 296),
 ])
 def test_resources_by_hand(bm, bn, bk, s, wy, wx, stage, total, regs):
-    v = registry.get("gemm.resources").evaluate(B_M=bm, B_N=bn, B_K=bk, s_g=s, w_y=wy, w_x=wx)
+    v = registry.get("gemm.resources").evaluate(B_M=bm, B_N=bn, B_K=bk, s=s, w_y=wy, w_x=wx)
     assert (v["smem_stage"], v["smem_total"], v["smem_bytes"], v["regs_per_thread"]) == (stage, total, 2 * total, regs)
 
 
 def test_cosma_bound_definition_and_gap():
-    S = gemm.S_fast
-    assert sp.simplify(gemm.cosma_bound() - (2 * Mg * Ng * Kg / sp.sqrt(S) + Mg * Ng)) == 0
+    S = gemm.S
+    assert sp.simplify(gemm.cosma_bound() - (2 * M * N * K / sp.sqrt(S) + M * N)) == 0
     # 4096^3, 256 x 128 x 32, 4 stages: S_tile = 32768 + 4 * 384 * 32 = 81920
     traffic = 4096 * 4096 * 32 + 4096 * 4096 * 16 + 4096 * 4096
     bound = 2 * 4096**3 / math.sqrt(81920) + 4096 * 4096
@@ -125,20 +137,21 @@ def test_tiled_schedule_never_beats_cosma(M, N, K, bm, bn, bk, s):
 
 @pytest.mark.parametrize("call,param", [
     (lambda: gemm.gemm_traffic(0, 1, 1, 1, 1, 1), "M"),
-    (lambda: gemm.gemm_traffic(1, 1, 1, 1, 1, -2), "bk"),
+    (lambda: gemm.gemm_traffic(1, 1, 1, 1, 1, -2), "B_K"),
     (lambda: gemm.gemm_traffic(1, 1.5, 1, 1, 1, 1), "N"),
     (lambda: gemm.cosma_gap(8, 8, 8, 8, 8, 8, 0), "s"),
-    (lambda: gemm_l2.wave_reads(8, 8, 8, 8, 8, 0, 4), "group"),
-    (lambda: gemm_l2.hbm_reads(8, 8, 8, 8, 8, 1, 4, 0), "capacity"),
-    (lambda: gemm_l2.launch_order(3, 2, 0), "group"),
-    (lambda: gemm_l2.step_footprint(8, 8, 8, 8, 8, 1, -1), "wave"),
-    (lambda: registry.get("gemm.l2").evaluate(P_w=0), "P_w"),
-    (lambda: registry.get("gemm.tiled").evaluate(M_g=0), "M_g"),
+    (lambda: gemm_l2.wave_reads(8, 8, 8, 8, 8, 0, 4), "G_M"),
+    (lambda: l2_estimate.hbm_reads(8, 8, 8, 8, 8, 1, 4, 0), "capacity"),
+    (lambda: gemm_l2.launch_order(3, 2, 0), "G_M"),
+    (lambda: gemm_l2.step_footprint(8, 8, 8, 8, 8, 1, -1), "P"),
+    (lambda: registry.get("gemm.l2").evaluate(P=0), "P"),
+    (lambda: registry.get("gemm.tiled").evaluate(M=0), "M"),
+    (lambda: registry.get("gemm.resources").evaluate(s=2.5), "s"),
 ])
 def test_bad_input(call, param):
-    with pytest.raises(ValueError) as e:
+    with pytest.raises(BadInput) as e:
         call()
-    assert str(e.value).startswith(param + ":")
+    assert str(e.value).startswith(param + ":") and e.value.param == param
 
 
 def test_registered():
@@ -148,14 +161,14 @@ def test_registered():
 def test_registered_l2_model_by_hand():
     """``show gemm.l2`` evaluates the SymPy sum over waves: the prefill numbers of test_wave_reads_by_hand."""
     K = 4096
-    v = registry.get("gemm.l2").evaluate(M_g=512, N_g=14336, K_g=K, B_M=256, B_N=128, G_M=1, P_w=132)
+    v = registry.get("gemm.l2").evaluate(M=512, N=14336, K=K, B_M=256, B_N=128, G_M=1, P=132)
     assert v == {"hbm_reads_no_reuse": (2 * 256 + 112 * 128) * K + (1 * 256 + 92 * 128) * K,
                  "hbm_reads_fits": 512 * K + K * 14336}
-    v = registry.get("gemm.l2").evaluate(M_g=512, N_g=14336, K_g=K, B_M=256, B_N=128, G_M=4, P_w=132)
+    v = registry.get("gemm.l2").evaluate(M=512, N=14336, K=K, B_M=256, B_N=128, G_M=4, P=132)
     assert v["hbm_reads_no_reuse"] == (2 * 256 + 66 * 128) * K + (2 * 256 + 46 * 128) * K
 
 
-# ------------------------------------------------------------------------------------- L2 counts
+# ------------------------------------------------------------------------------------- L2 counts (exact)
 def brute_order(tm, tn, group):
     """Triton's grouped order written out: walk the groups, in each go down its rows column by column."""
     out = []
@@ -229,10 +242,11 @@ def wave_formula():
 @example(300, 128, 10, 256, 128, 1, 1)
 def test_sympy_wave_formula_equals_counts(wave_formula, M, N, K, bm, bn, group, wave):
     """The SymPy sum over waves and the vectorised count are one derivation on two back ends."""
-    got = wave_formula(M_g=M, N_g=N, K_g=K, B_M=bm, B_N=bn, G_M=group, P_w=wave)
+    got = wave_formula(M=M, N=N, K=K, B_M=bm, B_N=bn, G_M=group, P=wave)
     assert got == gemm_l2.wave_reads(M, N, K, bm, bn, group, wave)
 
 
+# ------------------------------------------------------------------------------------- L2 estimate (tuning)
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 150), st.integers(1, 150), st.integers(1, 100), st.sampled_from([4, 8, 16, 32]),
        st.sampled_from([4, 8, 16, 32]), st.sampled_from([1, 2, 4, 8]), st.integers(1, 30), st.integers(1, 40000))
@@ -240,10 +254,10 @@ def test_sympy_wave_formula_equals_counts(wave_formula, M, N, K, bm, bn, group, 
 def test_l2_estimates_sit_between_the_exact_regimes(M, N, K, bm, bn, group, wave, capacity):
     comp = gemm_l2.compulsory_reads(M, N, K)
     upper = gemm_l2.wave_reads(M, N, K, bm, bn, group, wave)
-    look = gemm_l2.lookback_reads(M, N, K, bm, bn, group, wave, capacity)
-    adj = upper - gemm_l2.adjacent_reuse(M, N, K, bm, bn, group, wave, capacity)
+    look = l2_estimate.lookback_reads(M, N, K, bm, bn, group, wave, capacity)
+    adj = upper - l2_estimate.adjacent_reuse(M, N, K, bm, bn, group, wave, capacity)
     assert comp <= look <= upper and comp <= adj <= upper
-    est = gemm_l2.hbm_reads(M, N, K, bm, bn, group, wave, capacity)
+    est = l2_estimate.hbm_reads(M, N, K, bm, bn, group, wave, capacity)
     assert est == (comp if comp <= capacity else look)
     if capacity < K:                       # not even one element column of a panel fits: nothing is reused
         assert look == upper
@@ -259,19 +273,19 @@ def test_lookback_by_hand():
     # capacity 160: a wave fits but two don't; wave 1 looks back one wave only if that wave alone fits
     # (f[s0, s1) = 16 -> 160 <= 160): it reuses A panel 0; wave 2 (1,0) reuses B panel 0? its previous
     # wave (0,1) has A0, B1 -> nothing shared; wave 3 (1,1) after (1,0): shares A1.
-    assert gemm_l2.lookback_reads(*args, 160) == 4 * 160 - 80 - 80
+    assert l2_estimate.lookback_reads(*args, 160) == 4 * 160 - 80 - 80
     # capacity 320: wave 2 looks back two waves (union A0, B0, B1: 240 <= 320) and finds B0; wave 3 looks
     # back three (A0, B0, B1, A1: 320 <= 320) and finds both its panels
-    assert gemm_l2.lookback_reads(*args, 320) == 160 + 80 + 80 + 0
+    assert l2_estimate.lookback_reads(*args, 320) == 160 + 80 + 80 + 0
 
 
 @pytest.mark.parametrize("batch_max,flat", [(0, 1 << 16), (256, 1 << 16), (256, 3)])
 def test_lookback_by_hand_on_every_path(monkeypatch, batch_max, flat):
     """The hand values above through the one-tiling path (scalars), the batched path, and tiny chunks."""
-    monkeypatch.setattr(gemm_l2, "_BATCH_MAX_WAVES", batch_max)
-    monkeypatch.setattr(gemm_l2, "_FLAT_WAVES", flat)
-    assert gemm_l2.lookback_reads_many(16, 16, 10, [8, 8, 8], [8, 8, 8], [1, 1, 1], [1, 1, 1], 160) == [480] * 3
-    assert gemm_l2.lookback_reads_many(16, 16, 10, [8], [8], [1], [1], 320) == [320]
+    monkeypatch.setattr(l2_estimate, "_BATCH_MAX_WAVES", batch_max)
+    monkeypatch.setattr(l2_estimate, "_FLAT_WAVES", flat)
+    assert l2_estimate.lookback_reads_many(16, 16, 10, [8, 8, 8], [8, 8, 8], [1, 1, 1], [1, 1, 1], 160) == [480] * 3
+    assert l2_estimate.lookback_reads_many(16, 16, 10, [8], [8], [1], [1], 320) == [320]
 
 
 @settings(max_examples=40, deadline=None)
@@ -283,15 +297,15 @@ def test_lookback_by_hand_on_every_path(monkeypatch, batch_max, flat):
 @example(1, 1, 1, [(4, 4, 1, 1)], 1, 0, 1)
 def test_many_tilings_at_once_equal_one_at_a_time(M, N, K, tilings, capacity, batch_max, flat):
     """Laying the waves of several tilings end to end (in chunks) changes no tiling's estimate."""
-    one = [gemm_l2.hbm_reads(M, N, K, bm, bn, g, w, capacity) for bm, bn, g, w in tilings]
+    one = [l2_estimate.hbm_reads(M, N, K, bm, bn, g, w, capacity) for bm, bn, g, w in tilings]
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(gemm_l2, "_BATCH_MAX_WAVES", batch_max)
-        mp.setattr(gemm_l2, "_FLAT_WAVES", flat)
-        assert gemm_l2.hbm_reads_many(M, N, K, *zip(*tilings), capacity) == one
+        mp.setattr(l2_estimate, "_BATCH_MAX_WAVES", batch_max)
+        mp.setattr(l2_estimate, "_FLAT_WAVES", flat)
+        assert l2_estimate.hbm_reads_many(M, N, K, *zip(*tilings), capacity) == one
 
 
 def test_many_bad_input():
-    with pytest.raises(ValueError, match="^BN:"):
-        gemm_l2.hbm_reads_many(8, 8, 8, [8], [0], [1], [1], 10)
-    with pytest.raises(ValueError, match="^wave:"):
-        gemm_l2.lookback_reads_many(8, 8, 8, [8], [8], [1], [1.5], 10)
+    with pytest.raises(BadInput, match="^B_N:"):
+        l2_estimate.hbm_reads_many(8, 8, 8, [8], [0], [1], [1], 10)
+    with pytest.raises(BadInput, match="^P:"):
+        l2_estimate.lookback_reads_many(8, 8, 8, [8], [8], [1], [1.5], 10)

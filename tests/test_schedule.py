@@ -1,4 +1,4 @@
-"""The schedule space, its launch rules and the analytic time model (symbolic.schedule).
+"""The schedule space, its launch rules and the analytic time model (tuning.schedule).
 
 References are independent of the code under test: the launch rules are re-derived here by brute
 force from the lecture's text; the time model is checked against hand-derived closed forms at
@@ -13,8 +13,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from symbolic import schedule as S
+from base.errors import BadInput
 from symbolic.hardware import H100
+from tuning import schedule as S
 
 VALUES = {"bm": [16, 32, 64, 128, 256], "bn": [16, 32, 64, 128, 256], "bk": [16, 32, 64, 128],
           "warps": [1, 2, 4, 8], "stages": [1, 2, 3, 4, 5], "group": [1, 4, 8]}
@@ -96,6 +97,7 @@ def test_bad_input_names_parameter(call, param):
     with pytest.raises(ValueError) as e:
         call()
     assert str(e.value).startswith(param + ":")
+    assert isinstance(e.value, BadInput) and e.value.param == param
 
 
 def test_config_is_frozen_and_hashable():
@@ -107,7 +109,7 @@ def test_config_is_frozen_and_hashable():
 
 # ------------------------------------------------------------------------------------- time model
 CLK = 1.83e9
-L = 700e-9                       # loaded latency (REFERENCE §5)
+L = 700e-9                       # loaded latency (docs/conventions.md §5.2)
 SM_FLOPS = 4096 * CLK            # one SM's tensor-core FLOP/s
 L2_SHARE = 12e12 / 132           # each of 132 busy SMs' share of the L2 bandwidth (< 64 B/clk port)
 

@@ -5,10 +5,12 @@ warps per block, the shared-memory pipeline depth and the launch-order grouping 
 lecture 10 §6-§10).  :data:`SPACE` has 5 x 5 x 4 x 4 x 5 x 3 = 6000 configs.
 
 **Launchability** (:data:`LAUNCH_RULES`, data, each with its reason): shared memory
-``stages (BM + BN) BK x 2 bytes <= 227 KiB`` (the per-block opt-in limit, REFERENCE §3); a warp's
-sub-tile ``(BM/wy) x (BN/wx)`` at least one ``mma`` (16 x 8) for the warp grid ``WARP_GRID``; the
-course's register estimate ``(BM/wy)(BN/wx)/32 + 40 <= 255`` (accumulators in FP32, 32 threads a
-warp, 40 for addresses and loop state).  3744 of the 6000 launch.
+``stages (BM + BN) BK x 2 bytes <= 227 KiB`` (the per-block opt-in limit, ``docs/conventions.md``
+§3.1); a warp's sub-tile ``(BM/wy) x (BN/wx)`` at least one ``mma`` (16 x 8) for the warp grid
+``WARP_GRID``; the course's register estimate ``(BM/wy)(BN/wx)/32 + 40 <= 255`` (accumulators in
+FP32, 32 threads a warp, 40 for addresses and loop state; §3.2 for the limit).  3744 of the 6000
+launch.  The resource formulas themselves are the exact ones of :mod:`symbolic.models.gemm`
+(model ``gemm.resources``), applied here to arrays of configs.
 
 **Time model** (:func:`gemm_time`, vectorised by :func:`times_for_shape`), an analytic model and not
 a measurement; every constant is a field of :class:`TimeModelConstants` with its source:
@@ -23,13 +25,14 @@ a measurement; every constant is a field of :class:`TimeModelConstants` with its
    sub-partitions), the shared-memory reads of the warps' operand strips at the SM's shared-memory
    bandwidth, the block's bytes from L2 at the SM's rate (its 64 B/clk port, or its share of the
    ~12 TB/s L2 when many SMs are busy), and the latency bound of the pipeline ``(L + t_c) / stages``
-   (REFERENCE §5 with ``L`` the loaded latency, transfer included): with ``stages - 1`` stages in
+   (``docs/conventions.md`` §5.3 with ``L`` the loaded latency, transfer included): with ``stages - 1`` stages in
    flight the block hides ``L`` once ``(stages - 1) t_c >= L`` (Little's law).  NOTE: one stage
    serialises each step, ``L + t_c``.
 4. *Fill and epilogue.*  Each round waits ``L`` for its first stage and ends by storing the ``C``
    tiles into L2 (write-back) at the SM's L2 rate; their way to HBM is counted in 5.
 5. *HBM.*  The kernel takes at least ``L + (A and B reads from HBM + C writes) / HBM bandwidth``; the
-   reads follow the launch order through :func:`symbolic.gemm_l2.hbm_reads` with the GPU's L2 (50 MB).
+   reads follow the launch order through the estimate :func:`tuning.l2_estimate.hbm_reads` with the
+   GPU's L2 (50 MB).
 
 Configs that cannot launch take ``inf``.  Times are seconds (floats: a model, not a count).
 """
@@ -45,12 +48,16 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .gemm_args import positive_int
-from .gemm_l2 import hbm_reads_many
-from .hardware import GPU, H100, H200, L2_BYTES_PER_CLK_PER_SM, LOADED_HBM_LATENCY, get_hardware
+from base.dtypes import element_bytes
+from base.errors import BadInput
+from base.validate import positive_int
+from symbolic.hardware import GPU, H100, H200, L2_BYTES_PER_CLK_PER_SM, LOADED_HBM_LATENCY, get_hardware
+from symbolic.models.gemm import regs_estimate, smem_bytes
+
+from .l2_estimate import hbm_reads_many
 
 __all__ = ["SPACE", "WARP_GRID", "MMA_TILE", "GemmConfig", "LaunchRule", "LAUNCH_RULES", "all_configs",
-           "launch_failures", "static_valid", "smem_elements", "smem_bytes", "regs_estimate", "regs_per_thread", "blocks_per_sm",
+           "launch_failures", "static_valid", "regs_per_thread", "blocks_per_sm",
            "TimeModelConstants", "H100_TC", "TIME_MODELS", "gemm_time", "times_for_shape", "config_table",
            "Landscape", "landscape", "penalty_matrix", "sensitivity"]
 
@@ -67,12 +74,14 @@ SPACE: Mapping[str, tuple] = MappingProxyType({
 WARP_GRID: Mapping[int, tuple] = MappingProxyType({1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (4, 2)})
 #: the smallest warp tile: one ``mma.m16n8`` (PTX ISA, warp-level matrix multiply shapes)
 MMA_TILE = (16, 8)
-DTYPE_BYTES = 2  # FP16/BF16 operands and output
+#: bytes of an FP16/BF16 operand or output element (the one element-size table's entry)
+_ELEMENT = element_bytes("fp16")
 
 
 @dataclass(frozen=True)
 class GemmConfig:
-    """One schedule.  Fields in :data:`SPACE` order; values outside the space raise ``ValueError``."""
+    """One schedule.  Fields in :data:`SPACE` order; values outside the space raise
+    :class:`~base.errors.BadInput` naming the field."""
 
     bm: int
     bn: int
@@ -85,7 +94,7 @@ class GemmConfig:
         for f in fields(self):
             v = getattr(self, f.name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or int(v) not in SPACE[f.name]:
-                raise ValueError(f"{f.name}: must be one of {', '.join(map(str, SPACE[f.name]))}, got {v!r}")
+                raise BadInput(f.name, f"must be one of {', '.join(map(str, SPACE[f.name]))}, got {v!r}")
             object.__setattr__(self, f.name, int(v))
 
     def as_tuple(self) -> tuple:
@@ -99,26 +108,11 @@ def all_configs() -> tuple:
 
 
 # --------------------------------------------------------------------------------------- resources
-def smem_elements(bm, bn, bk, stages=1):
-    """Shared memory of a ``stages``-deep pipeline in elements: ``stages (BM + BN) BK`` (REFERENCE §4: a
-    K-step loads ``(BM + BN) BK`` elements).  Ints, arrays or SymPy symbols."""
-    return stages * (bm + bn) * bk
-
-
-def smem_bytes(bm, bn, bk, stages):
-    """:func:`smem_elements` x 2 bytes (FP16 operands)."""
-    return smem_elements(bm, bn, bk, stages) * DTYPE_BYTES
-
-
-def regs_estimate(bm, bn, wy, wx):
-    """The course's register estimate per thread: the warp tile's ``(BM/wy)(BN/wx)`` FP32 accumulators
-    over 32 threads, plus 40 for addresses and loop state.  Works on ints, NumPy arrays and SymPy
-    symbols (``//`` is ``floor``)."""
-    return (bm // wy) * (bn // wx) // 32 + 40
+# smem_elements, smem_bytes, regs_estimate: the exact definitions of symbolic.models.gemm (gemm.resources)
 
 
 def regs_per_thread(bm, bn, warps):
-    """:func:`regs_estimate` with the warp grid of :data:`WARP_GRID`."""
+    """:func:`symbolic.models.gemm.regs_estimate` with the warp grid of :data:`WARP_GRID`."""
     wy, wx = _warp_grid(warps)
     return regs_estimate(bm, bn, wy, wx)
 
@@ -143,14 +137,14 @@ class LaunchRule:
 
 LAUNCH_RULES: tuple = (
     LaunchRule("smem", "shared memory over the 227 KiB a block may use",
-               "stages (BM + BN) BK x 2 bytes > smem_per_block (H100: 227 KiB, REFERENCE §3)",
+               "stages (BM + BN) BK x 2 bytes > smem_per_block (H100: 227 KiB, docs/conventions.md §3.1)",
                lambda c, hw: smem_bytes(c["bm"], c["bn"], c["bk"], c["stages"]) > hw.smem_per_block),
     LaunchRule("mma", "a warp's tile is smaller than one mma (16x8)",
                "BM/wy < 16 or BN/wx < 8 with the warp grid {1:(1,1), 2:(1,2), 4:(2,2), 8:(4,2)}",
                lambda c, hw: (c["bm"] // _warp_grid(c["warps"])[0] < MMA_TILE[0])
                | (c["bn"] // _warp_grid(c["warps"])[1] < MMA_TILE[1])),
     LaunchRule("regs", "more than 255 registers per thread",
-               "(BM/wy)(BN/wx)/32 + 40 > max_regs_per_thread (255, REFERENCE §3)",
+               "(BM/wy)(BN/wx)/32 + 40 > max_regs_per_thread (255, docs/conventions.md §3.2)",
                lambda c, hw: regs_per_thread(c["bm"], c["bn"], c["warps"]) > hw.max_regs_per_thread),
 )
 
@@ -161,14 +155,14 @@ def _config(c) -> GemmConfig:
         return c
     if isinstance(c, Mapping):
         if set(c) != set(SPACE):
-            raise ValueError(f"config: needs the keys {', '.join(SPACE)}, got {', '.join(map(str, c))}")
+            raise BadInput("config", f"needs the keys {', '.join(SPACE)}, got {', '.join(map(str, c))}")
         return GemmConfig(**c)
     try:
         values = tuple(c)
     except TypeError:
         values = None
     if values is None or len(values) != len(SPACE):
-        raise ValueError(f"config: must be a GemmConfig or {len(SPACE)} values ({', '.join(SPACE)}), got {c!r}")
+        raise BadInput("config", f"must be a GemmConfig or {len(SPACE)} values ({', '.join(SPACE)}), got {c!r}")
     return GemmConfig(*values)
 
 
@@ -181,7 +175,7 @@ def _gpu(hw) -> GPU:
     gpu = hw.hw if isinstance(hw, TimeModelConstants) else get_hardware(hw)
     missing = [f for f in _RULE_FIELDS if getattr(gpu, f) is None]
     if missing:
-        raise ValueError(f"hw: {gpu.name} lacks {', '.join(missing)} (needed by the launch rules)")
+        raise BadInput("hw", f"{gpu.name} lacks {', '.join(missing)} (needed by the launch rules)")
     return gpu
 
 
@@ -213,13 +207,16 @@ class TimeModelConstants:
     sources: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({
         "latency_s": "loaded HBM latency, " + LOADED_HBM_LATENCY.source,
         "l2_port_bytes_per_clk": L2_BYTES_PER_CLK_PER_SM.source,
-        "smem_bytes_per_s": "H100 shared memory ~31 TB/s per GPU (FlashAttention-3 Table 1, REFERENCE §3), "
+        "smem_bytes_per_s": "H100 shared memory ~31 TB/s per GPU (FlashAttention-3, arXiv 2407.08608, Table 1; "
+                            "docs/conventions.md §3.3), "
                             "an equal share per SM (~128 B/clk)",
         "smem_reserved_per_block": "CUDA reserves 1 KiB of shared memory per block on sm_80/sm_90 "
                                    "(228 KiB per SM = 227 KiB per block + 1 KiB)",
-        "warps_per_tensor_core": "4 tensor-core sub-partitions per SM (REFERENCE §3); a warp issues to one, "
+        "warps_per_tensor_core": "4 tensor-core sub-partitions per SM (H100 architecture whitepaper; "
+                                 "docs/conventions.md §3.2); a warp issues to one, "
                                  "so a block of w warps drives min(w, 4) of them",
-        "l2_bytes_per_s": "H100 L2 ~12 TB/s in all (FlashAttention-3 Table 1, REFERENCE §3), shared by the busy SMs",
+        "l2_bytes_per_s": "H100 L2 ~12 TB/s in all (FlashAttention-3, arXiv 2407.08608, Table 1; "
+                          "docs/conventions.md §3.3), shared by the busy SMs",
     }), compare=False, hash=False)
 
     @property
@@ -240,7 +237,7 @@ class TimeModelConstants:
 
     @property
     def l2_bytes(self) -> int:
-        """The L2 the launch order's reuse goes through: the GPU's (H100 and H200: 50 MB, REFERENCE §3)."""
+        """The L2 the launch order's reuse goes through: the GPU's (H100 and H200: 50 MB, docs/conventions.md §3.1)."""
         return self.hw.l2_bytes
 
     @property
@@ -250,7 +247,7 @@ class TimeModelConstants:
 
 #: The H100 tensor-core model the course uses (``H100_TC.smem_limit`` = 227 KiB).
 H100_TC = TimeModelConstants()
-#: GPUs with time-model constants.  H200 has the H100's SMs, L2 and shared memory (REFERENCE §3) and
+#: GPUs with time-model constants.  H200 has the H100's SMs, L2 and shared memory (docs/conventions.md §3.1 [f]) and
 #: its own HBM (4.8 TB/s); other GPUs lack sourced L2 / shared-memory bandwidths here.
 TIME_MODELS: Mapping[str, TimeModelConstants] = MappingProxyType({
     "H100": H100_TC, "H200": TimeModelConstants(hw=H200)})
@@ -261,7 +258,7 @@ def _constants(hw) -> TimeModelConstants:
         return hw
     gpu = get_hardware(hw)
     if gpu.name not in TIME_MODELS:
-        raise ValueError(f"hw: no GEMM time-model constants for {gpu.name}; known: {', '.join(TIME_MODELS)}")
+        raise BadInput("hw", f"no GEMM time-model constants for {gpu.name}; known: {', '.join(TIME_MODELS)}")
     return TIME_MODELS[gpu.name]
 
 
@@ -304,12 +301,12 @@ def _round_time(cols, j, M, N, K, k: TimeModelConstants, wy, wx, active):
     flops = 2.0 * bm * bn * bk                         # padded: the whole tile, the whole step
     tc_share = np.minimum(1.0, j * w / (k.hw.tensor_subpartitions * k.warps_per_tensor_core))
     t_c = j * flops / (k.sm_flops * tc_share)
-    t_smem = j * w * (bm / wy + bn / wx) * bk * DTYPE_BYTES / k.smem_sm_bytes_per_s
+    t_smem = j * w * (bm / wy + bn / wx) * bk * _ELEMENT / k.smem_sm_bytes_per_s
     l2_rate = np.minimum(k.l2_port_bytes_per_s, k.l2_bytes_per_s / active)
-    t_port = j * (rows + cl) * bk * DTYPE_BYTES / l2_rate
+    t_port = j * (rows + cl) * bk * _ELEMENT / l2_rate
     t_lat = (k.latency_s + t_c / j) / st
     step = np.maximum.reduce([t_c, t_smem, t_port, t_lat])
-    epilogue = j * rows * cl * DTYPE_BYTES / l2_rate
+    epilogue = j * rows * cl * _ELEMENT / l2_rate
     return k.latency_s + steps * step + epilogue
 
 
@@ -358,10 +355,10 @@ def _times(cols, M, N, K, k: TimeModelConstants) -> np.ndarray:
     t_sm = (rounds - 1) * t_full + t_last
     # HBM: reads through the launch order and the L2, plus the C writes
     wave = np.minimum(b * hw.sms, tiles)
-    cap = k.l2_bytes // DTYPE_BYTES
+    cap = k.l2_bytes // _ELEMENT
     tilings, which = np.unique(np.stack([cols["bm"], cols["bn"], cols["group"], wave]), axis=1, return_inverse=True)
     reads = np.array(hbm_reads_many(M, N, K, *tilings, cap), dtype=float)[which.ravel()]
-    t_hbm = k.latency_s + (reads + M * N) * DTYPE_BYTES / hw.hbm_bytes_per_s
+    t_hbm = k.latency_s + (reads + M * N) * _ELEMENT / hw.hbm_bytes_per_s
     out[ok] = np.maximum(t_sm, t_hbm)
     return out
 

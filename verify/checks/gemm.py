@@ -1,52 +1,64 @@
-"""GEMM checks: the tiled-traffic formulas, the L2 launch-order formulas and the launch rules, each
-against an independent derivation.
+"""GEMM checks: the tiled-traffic formulas, the per-block resources, the L2 launch-order formulas and
+the launch rules, each against an independent side.
 
-* ``gemm.tiled`` - :mod:`symbolic.gemm` (reads, writes, useful and padded FLOPs) against the counting
-  executor :func:`numeric.gemm.run_gemm` in shape-only mode, exactly, including sizes the tiles don't
-  divide and tiles larger than the matrix.
+Points are named by the models' own parameters (``M, N, K, B_M, B_N, B_K``, ``s``, ``G_M``, ``P``);
+keys only an executor reads are listed in a check's ``extra`` (the L2 checks' ``B_K`` and
+``capacity_frac``, where the capacity sits inside the regime's range; the L2 properties take an
+absolute ``capacity``).
+
+* ``gemm.tiled`` - :mod:`symbolic.models.gemm` (reads, writes, useful and padded FLOPs) against the
+  counting executor :func:`numeric.gemm.run_gemm` in shape-only mode, exactly, including sizes the
+  tiles don't divide and tiles larger than the matrix (drawn points also vary the launch order
+  ``G_M`` and the wave ``P``, which must change no count).
+* ``gemm.resources`` - shared memory per stage, in all and in bytes against the operand ring the
+  executor stages its tiles through (:func:`numeric.gemm.block_buffers`, FP16 as an FP16 kernel
+  allocates it: sizes and ``nbytes`` of the NumPy arrays).  ``regs_per_thread`` is the course's
+  estimate, with no executor counterpart; the ``gemm.launch`` property checks the rule built on it.
+* ``gemm.cosma`` - ``fast_memory_tile`` against the elements of the block's buffers (the ring plus the
+  accumulator).  The COSMA bound itself is a theorem (Kwasniewski et al., SC'19, Theorem 1); the
+  tests check that no tiled schedule beats it.
 * ``gemm.l2.fits`` - when A and B fit in the cache, the LRU simulator :mod:`numeric.l2cache` misses
-  exactly ``M K + K N`` elements (:func:`symbolic.gemm_l2.compulsory_reads`).
-* ``gemm.l2.no_reuse`` - for ``step_footprint <= capacity < reuse_floor`` it misses exactly the SymPy
-  sum over waves :func:`symbolic.gemm_l2.wave_reads_formula` (every wave fetches each panel it uses once).
-* ``gemm.l2.bounds`` - for any ``capacity >= step_footprint``: ``compulsory <= simulated <= wave_reads``.
-* ``gemm.l2.estimate`` - the time model's estimate :func:`symbolic.gemm_l2.hbm_reads` stays within
-  ``ESTIMATE_FACTOR`` (3x) of the simulation either way; :func:`l2_worst_ratio` reports the worst ratio
-  over the pinned points (about 1.2; random sweeps of small problems reach about 2.1);
-  ``python -m verify.gemm [--draws N]`` prints both.
-* ``gemm.launch`` - :func:`symbolic.schedule.launch_failures` against the rules computed here from
-  first principles (bytes of shared memory, the warp tile against an ``m16n8`` mma, registers).
+  exactly ``hbm_reads_fits = M K + K N`` elements (model ``gemm.l2``).
+* ``gemm.l2.no_reuse`` - for ``step_footprint <= capacity < reuse_floor`` it misses exactly
+  ``hbm_reads_no_reuse``, the SymPy sum over waves (every wave fetches each panel it uses once).
+* ``gemm.l2.bounds`` (a :class:`~verify.core.Property`) - for any ``capacity >= step_footprint``:
+  ``hbm_reads_fits <= simulated <= hbm_reads_no_reuse``.
+* ``gemm.l2.estimate`` (a Property) - the time model's estimate :func:`tuning.l2_estimate.hbm_reads`
+  stays within :data:`~tuning.l2_estimate.ESTIMATE_FACTOR` of the simulation either way;
+  ``python -m verify.gemm [--draws N]`` reports the worst ratio.
+* ``gemm.launch`` (a Property) - :func:`tuning.schedule.launch_failures` against the rules computed
+  here from first principles (bytes of shared memory, the warp tile against an ``m16n8`` mma,
+  registers), over all 6000 configs.
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
+from fractions import Fraction
 
-
-from numeric.gemm import run_gemm
+from base.errors import BadInput
+from numeric.gemm import block_buffers, run_gemm
 from numeric.l2cache import simulate_l2
-from symbolic import gemm_l2
-from symbolic import registry
-from symbolic.evaluate import compile_exact
-from symbolic.schedule import SPACE, launch_failures
+from symbolic.models import gemm_l2 as exact_l2
+from symbolic.models.gemm import cosma, resources, tiled
+from symbolic.models.gemm_l2 import l2
+from tuning.l2_estimate import ESTIMATE_FACTOR, hbm_reads
+from tuning.schedule import SPACE, launch_failures
 
-from .core import Check
+from ..core import Check, Property
 
-__all__ = ["checks", "l2_worst_ratio", "L2_POINTS", "ESTIMATE_FACTOR", "independent_launch_reasons"]
+__all__ = ["L2_POINTS", "L2_KEYS", "l2_capacity", "l2_simulated", "l2_ratio", "independent_launch_reasons",
+           "tiled_check", "resources_check", "cosma_check", "l2_fits", "l2_no_reuse", "l2_bounds",
+           "l2_estimate", "launch"]
 
 
 # ------------------------------------------------------------------------------------- tiled traffic
-def _tiled_formula(p):
-    v = registry.get("gemm.tiled").evaluate(M_g=p["M"], N_g=p["N"], K_g=p["K"], B_M=p["BM"], B_N=p["BN"], B_K=p["BK"])
-    return {k: v[k] for k in ("reads", "writes", "flops", "flops_padded", "reads_A", "reads_B")}
-
-
 def _tiled_execute(p):
-    return run_gemm(p["M"], p["N"], p["K"], p["BM"], p["BN"], p["BK"], group=p.get("group", 1),
-                    wave=p.get("wave", 1), real=False).counts()
+    return run_gemm(p["M"], p["N"], p["K"], p["B_M"], p["B_N"], p["B_K"], group=p.get("G_M", 1),
+                    wave=p.get("P", 1), real=False).counts()
 
 
-_TILED_EDGE = [  # (M, N, K, BM, BN, BK): why
+_TILED_EDGE = [  # (M, N, K, B_M, B_N, B_K): why
     (1, 1, 1, 1, 1, 1),           # everything 1
     (1, 1, 1, 256, 128, 64),      # tiles far larger than the matrix
     (16, 4096, 512, 16, 16, 64),  # decode-like: one tile row
@@ -62,40 +74,106 @@ _TILED_FULL = [(m, n, k, bm, bn, bk) for m, n, k in ((512, 512, 512), (1000, 100
 
 def _tiled_grid(full):
     pts = _TILED_EDGE + (_TILED_FULL if full else [])
-    return [dict(M=m, N=n, K=k, BM=bm, BN=bn, BK=bk) for m, n, k, bm, bn, bk in pts]
+    return [dict(M=m, N=n, K=k, B_M=bm, B_N=bn, B_K=bk) for m, n, k, bm, bn, bk in pts]
 
 
 def _tiled_points():
     """Hypothesis points for the traffic check (hypothesis is imported only when a sweep draws)."""
     from hypothesis import strategies as st
-    return st.composite(_draw_tiled)()
+
+    @st.composite
+    def draw_tiled(draw):
+        M, N, K = draw(st.integers(1, 300)), draw(st.integers(1, 300)), draw(st.integers(1, 300))
+        B_M = draw(st.integers(max(1, M // 12), M + 20))
+        B_N = draw(st.integers(max(1, N // 12), N + 20))
+        B_K = draw(st.integers(max(1, K // 12), K + 20))      # keeps a point under ~1,700 tile requests
+        return dict(M=M, N=N, K=K, B_M=B_M, B_N=B_N, B_K=B_K, G_M=draw(st.sampled_from([1, 2, 4, 8])),
+                    P=draw(st.integers(1, 20)))
+    return draw_tiled()
 
 
-def _draw_tiled(draw):
+tiled_check = Check(
+    model=tiled, execute=_tiled_execute, grid=_tiled_grid,
+    quantities=("reads", "writes", "flops", "flops_padded", "reads_A", "reads_B"),
+    strategy=_tiled_points, draws=60, draws_full=300, extra=("G_M", "P"),
+    size=lambda p: max(p["M"], p["N"], p["K"]),
+    description="reads, writes, useful and padded FLOPs vs the tiled executor")
+
+
+# ------------------------------------------------------------------------------------- resources
+def _ring(p):
+    return block_buffers(p["B_M"], p["B_N"], p["B_K"], p["s"])
+
+
+def _resources_execute(p):
+    b = _ring(p)
+    return {"smem_stage": b["A"][0].size + b["B"][0].size, "smem_total": b["A"].size + b["B"].size,
+            "smem_bytes": b["A"].nbytes + b["B"].nbytes}
+
+
+def _cosma_execute(p):
+    b = _ring(p)
+    return {"fast_memory_tile": b["A"].size + b["B"].size + b["acc"].size}
+
+
+_WARP_GRIDS = ((1, 1), (1, 2), (2, 2), (4, 2))
+
+
+def _resources_grid(full):
+    """Every (B_M, B_N, B_K, s) of the schedule space (the warp grid does not enter the shared memory),
+    and a few sizes outside it (1, odd, larger)."""
+    space = itertools.product(SPACE["bm"], SPACE["bn"], SPACE["bk"], SPACE["stages"])
+    extra = [(1, 1, 1, 1), (3, 5, 7, 2), (512, 8, 256, 8)]
+    for i, (bm, bn, bk, s) in enumerate(itertools.chain(extra, space)):
+        w_y, w_x = _WARP_GRIDS[i % len(_WARP_GRIDS)]
+        yield dict(B_M=bm, B_N=bn, B_K=bk, s=s, w_y=w_y, w_x=w_x)
+
+
+def _cosma_grid(full):
+    for p in _resources_grid(full):
+        yield {k: p[k] for k in ("B_M", "B_N", "B_K", "s")}
+
+
+def _resources_points():
     from hypothesis import strategies as st
-    M, N, K = draw(st.integers(1, 300)), draw(st.integers(1, 300)), draw(st.integers(1, 300))
-    BM = draw(st.integers(max(1, M // 12), M + 20))
-    BN = draw(st.integers(max(1, N // 12), N + 20))
-    BK = draw(st.integers(max(1, K // 12), K + 20))      # keeps a point under ~1,700 tile requests
-    return dict(M=M, N=N, K=K, BM=BM, BN=BN, BK=BK, group=draw(st.sampled_from([1, 2, 4, 8])),
-                wave=draw(st.integers(1, 20)))
+    return st.fixed_dictionaries({"B_M": st.integers(1, 512), "B_N": st.integers(1, 512), "B_K": st.integers(1, 256),
+                                  "s": st.integers(1, 8), "w_y": st.sampled_from([1, 2, 4]),
+                                  "w_x": st.sampled_from([1, 2, 4])})
+
+
+def _cosma_points():
+    from hypothesis import strategies as st
+    return st.fixed_dictionaries({"B_M": st.integers(1, 512), "B_N": st.integers(1, 512), "B_K": st.integers(1, 256),
+                                  "s": st.integers(1, 8)})
+
+
+def _ring_size(p):
+    return p["s"] * (p["B_M"] + p["B_N"]) * p["B_K"]
+
+
+resources_check = Check(
+    model=resources, execute=_resources_execute, grid=_resources_grid,
+    quantities=("smem_stage", "smem_total", "smem_bytes"), strategy=_resources_points, size=_ring_size,
+    description="shared memory per stage / in all / bytes vs the FP16 operand ring the executor stages "
+                "through (regs_per_thread: an estimate, no executor counterpart; see gemm.launch)")
+
+cosma_check = Check(
+    model=cosma, execute=_cosma_execute, grid=_cosma_grid, quantities=("fast_memory_tile",),
+    strategy=_cosma_points, size=_ring_size,
+    description="a block's fast memory vs the executor's operand ring plus accumulator")
 
 
 # ------------------------------------------------------------------------------------- L2
-def _l2_sim(p):
-    return simulate_l2(p["M"], p["N"], p["K"], p["BM"], p["BN"], p["BK"], p["group"], p["wave"], p["capacity"]).hbm_reads
+def l2_simulated(p) -> int:
+    """HBM reads of the LRU simulator at an L2 point (model keys plus ``B_K`` and ``capacity``)."""
+    return simulate_l2(p["M"], p["N"], p["K"], p["B_M"], p["B_N"], p["B_K"], p["G_M"], p["P"], p["capacity"]).hbm_reads
 
 
-def _bounds(p):
-    args = (p["M"], p["N"], p["K"], p["BM"], p["BN"], p["group"], p["wave"])
-    return gemm_l2.compulsory_reads(p["M"], p["N"], p["K"]), gemm_l2.wave_reads(*args)
+def _l2_args(p):
+    return {k: p[k] for k in ("M", "N", "K", "B_M", "B_N", "G_M", "P")}
 
 
-def _step(p):
-    return gemm_l2.step_footprint(p["M"], p["N"], p["BM"], p["BN"], p["BK"], p["group"], p["wave"])
-
-
-#: pinned L2 points (capacity filled in per regime): (M, N, K, BM, BN, BK, GROUP_M, wave)
+#: pinned L2 points (capacity filled in per regime): (M, N, K, B_M, B_N, B_K, G_M, P)
 L2_POINTS = [
     (64, 64, 64, 16, 16, 16, 1, 4),
     (100, 70, 90, 16, 8, 8, 4, 6),
@@ -105,118 +183,155 @@ L2_POINTS = [
     (37, 301, 99, 8, 32, 16, 2, 5),
     (256, 64, 300, 32, 8, 32, 8, 3),
 ]
+L2_KEYS = ("M", "N", "K", "B_M", "B_N", "B_K", "G_M", "P")
+
+
+def l2_capacity(p, regime, u):
+    """A capacity inside ``regime`` (``"fits"``, ``"no_reuse"`` or ``"between"``) at fraction ``u`` of
+    its range (``None`` if the range is empty)."""
+    sf = exact_l2.step_footprint(p["M"], p["N"], p["B_M"], p["B_N"], p["B_K"], p["G_M"], p["P"])
+    comp = exact_l2.compulsory_reads(p["M"], p["N"], p["K"])
+    if regime == "fits":
+        return comp + int(u * comp)
+    if regime == "no_reuse":
+        rf = exact_l2.reuse_floor(p["M"], p["N"], p["K"], p["B_M"], p["B_N"], p["B_K"], p["G_M"], p["P"])
+        return sf + int(u * (rf - 1 - sf)) if rf > sf else None
+    hi = max(sf, comp)
+    return sf + int(u * (hi - sf))
 
 
 def _l2_grid(regime):
     def grid(full):
         out = []
-        for m, n, k, bm, bn, bk, g, w in L2_POINTS:
-            p = dict(M=m, N=n, K=k, BM=bm, BN=bn, BK=bk, group=g, wave=w)
-            cap = _capacity(p, regime, 0.5)
+        for t in L2_POINTS:
+            p = dict(zip(L2_KEYS, t))
+            cap = l2_capacity(p, regime, 0.5)
             if cap is not None:
                 out.append(dict(p, capacity=cap))
         return out
     return grid
 
 
-def _capacity(p, regime, u):
-    """A capacity inside ``regime`` at fraction ``u`` of its range (``None`` if the range is empty)."""
-    sf = _step(p)
-    comp = gemm_l2.compulsory_reads(p["M"], p["N"], p["K"])
-    if regime == "fits":
-        return comp + int(u * comp)
-    if regime == "no_reuse":
-        rf = gemm_l2.reuse_floor(p["M"], p["N"], p["K"], p["BM"], p["BN"], p["BK"], p["group"], p["wave"])
-        return sf + int(u * (rf - 1 - sf)) if rf > sf else None
-    hi = max(sf, comp)
-    return sf + int(u * (hi - sf))
-
-
 def _l2_points(regime):
     """Hypothesis points for the L2 checks in ``regime`` (imported only when a sweep draws)."""
     from hypothesis import strategies as st
-    return st.composite(_draw_l2)(regime)
+
+    @st.composite
+    def draw_l2(draw):
+        while True:
+            p = dict(M=draw(st.integers(1, 160)), N=draw(st.integers(1, 160)), K=draw(st.integers(1, 200)),
+                     B_M=draw(st.sampled_from([4, 8, 16, 32])), B_N=draw(st.sampled_from([4, 8, 16, 32])),
+                     B_K=draw(st.sampled_from([8, 16, 32])), G_M=draw(st.sampled_from([1, 2, 4, 8])),
+                     P=draw(st.integers(1, 24)))
+            cap = l2_capacity(p, regime, draw(st.floats(0, 1)))
+            if cap is not None:
+                return dict(p, capacity=cap)
+    return draw_l2()
 
 
-def _draw_l2(draw, regime):
+def _l2_size(p):
+    return p["capacity"]
+
+
+# The two exact regimes are ranges of capacity that depend on the point (M K + K N and up; from
+# step_footprint to below reuse_floor), so their checks place the capacity inside the range instead
+# of fixing it: the executor-only key ``capacity_frac`` (0 = the range's low end, 1 = its high end)
+# gives ``l2_capacity``.  A plot of gemm.l2 then runs the simulator inside the regime at every point
+# it draws; where the no-reuse range is empty the executor refuses the point (BadInput).
+def _in_regime(regime, quantity):
+    def execute(p):
+        cap = l2_capacity(p, regime, Fraction(p["capacity_frac"]))
+        if cap is None:
+            raise BadInput("capacity_frac", "no capacity lies in the no-reuse range here "
+                                            "(reuse_floor <= step_footprint: fewer than 3 K-steps)")
+        return {quantity: l2_simulated(dict(p, capacity=cap))}
+    return execute
+
+
+def _regime_grid(regime):
+    def grid(full):
+        return [{k: v for k, v in p.items() if k != "capacity"} | {"capacity_frac": Fraction(1, 2)}
+                for p in _l2_grid(regime)(full)]
+    return grid
+
+
+#: drawn no-reuse points have at most this many waves: the SymPy sum over waves evaluates one wave in
+#: about 2 ms, so a point stays under a second
+_MAX_DRAWN_WAVES = 300
+
+
+def _waves(p):
+    tiles = -(-p["M"] // p["B_M"]) * -(-p["N"] // p["B_N"])
+    return -(-tiles // p["P"])
+
+
+def _regime_points(regime):
     from hypothesis import strategies as st
-    while True:
-        M, N, K = draw(st.integers(1, 160)), draw(st.integers(1, 160)), draw(st.integers(1, 200))
-        p = dict(M=M, N=N, K=K, BM=draw(st.sampled_from([4, 8, 16, 32])), BN=draw(st.sampled_from([4, 8, 16, 32])),
-                 BK=draw(st.sampled_from([8, 16, 32])), group=draw(st.sampled_from([1, 2, 4, 8])),
-                 wave=draw(st.integers(1, 24)))
-        cap = _capacity(p, regime, draw(st.floats(0, 1)))
-        if cap is not None:
-            return dict(p, capacity=cap)
+
+    @st.composite
+    def draw(draw):
+        while True:
+            p = draw(_l2_points(regime))
+            if regime != "no_reuse" or _waves(p) <= _MAX_DRAWN_WAVES:
+                break
+        frac = Fraction(draw(st.integers(0, 1000)), 1000)
+        return {k: v for k, v in p.items() if k != "capacity"} | {"capacity_frac": frac}
+    return draw()
 
 
-def _fits_formula(p):
-    return {"hbm_reads": gemm_l2.compulsory_reads(p["M"], p["N"], p["K"])}
+def _sizes(p):
+    return p["M"] * p["K"] + p["K"] * p["N"]
 
 
-@functools.lru_cache(maxsize=1)
-def _wave_formula():
-    return compile_exact(gemm_l2.wave_reads_formula())
+l2_fits = Check(
+    model=l2, name="gemm.l2.fits", quantities=("hbm_reads_fits",),
+    execute=_in_regime("fits", "hbm_reads_fits"), grid=_regime_grid("fits"),
+    strategy=lambda: _regime_points("fits"), draws=30, draws_full=150, extra=("B_K", "capacity_frac"),
+    size=_sizes, description="LRU misses == M K + K N when A and B fit (capacity M K + K N and up)")
+
+l2_no_reuse = Check(
+    model=l2, name="gemm.l2.no_reuse", quantities=("hbm_reads_no_reuse",),
+    execute=_in_regime("no_reuse", "hbm_reads_no_reuse"), grid=_regime_grid("no_reuse"),
+    strategy=lambda: _regime_points("no_reuse"), draws=30, draws_full=150, extra=("B_K", "capacity_frac"),
+    size=_sizes, description="LRU misses == the sum over waves for step_footprint <= capacity < reuse_floor")
 
 
-def _no_reuse_formula(p):
-    """The SymPy sum over waves (:func:`symbolic.gemm_l2.wave_reads_formula`), evaluated exactly."""
-    return {"hbm_reads": _wave_formula()(M_g=p["M"], N_g=p["N"], K_g=p["K"], B_M=p["BM"], B_N=p["BN"],
-                                         G_M=p["group"], P_w=p["wave"])}
-
-
-def _sim(p):
-    return {"hbm_reads": _l2_sim(p)}
-
-
-def _bounds_formula(p):
-    lo, hi = _bounds(p)
-    return {"lower": lo, "upper": hi}
-
-
-def _bounds_compare(formula, executed):
-    v = executed["hbm_reads"]
-    if formula["lower"] <= v <= formula["upper"]:
+def _bounds_hold(p):
+    # the model's two quantities through their vectorised back ends (the SymPy sum over waves evaluates
+    # one loop step per wave; tests/test_gemm_formulas.py checks the two back ends equal)
+    lo = exact_l2.compulsory_reads(p["M"], p["N"], p["K"])
+    hi = exact_l2.wave_reads(**_l2_args(p))
+    v = l2_simulated(p)
+    if lo <= v <= hi:
         return None
-    return f"simulated {v} outside [compulsory {formula['lower']}, wave_reads {formula['upper']}]"
+    return f"simulated {v} outside [hbm_reads_fits {lo}, hbm_reads_no_reuse {hi}]"
 
 
-#: the stated bound on the time model's L2 estimate in the regime between the exact ones
-ESTIMATE_FACTOR = 3
+l2_bounds = Property(
+    name="gemm.l2.bounds", model=l2, holds=_bounds_hold, grid=_l2_grid("between"),
+    strategy=lambda: _l2_points("between"), draws=30, draws_full=150, size=_l2_size,
+    description="hbm_reads_fits <= LRU misses <= hbm_reads_no_reuse for capacity >= step_footprint")
 
 
-def _estimate_formula(p):
-    return {"hbm_reads": gemm_l2.hbm_reads(p["M"], p["N"], p["K"], p["BM"], p["BN"], p["group"], p["wave"],
-                                           p["capacity"])}
+def l2_ratio(p) -> tuple[int, int, float]:
+    """``(estimate, simulated, max(estimate/simulated, simulated/estimate))`` at an L2 point."""
+    est = hbm_reads(p["M"], p["N"], p["K"], p["B_M"], p["B_N"], p["G_M"], p["P"], p["capacity"])
+    sim = l2_simulated(p)
+    return est, sim, max(est / sim, sim / est)
 
 
-def _estimate_compare(formula, executed):
-    est, sim = formula["hbm_reads"], executed["hbm_reads"]
-    r = max(est / sim, sim / est)
+def _estimate_holds(p):
+    est, sim, r = l2_ratio(p)
     if r <= ESTIMATE_FACTOR:
         return None
     return f"estimate {est} vs simulated {sim}: ratio {r:.2f} > {ESTIMATE_FACTOR}"
 
 
-def l2_worst_ratio(points=None) -> tuple[float, dict]:
-    """Worst ``max(estimate/simulated, simulated/estimate)`` of :func:`symbolic.gemm_l2.hbm_reads` over
-    ``points`` (default: the pinned points in all three regimes and a spread of capacities)."""
-    if points is None:
-        points = []
-        for m, n, k, bm, bn, bk, g, w in L2_POINTS:
-            p = dict(M=m, N=n, K=k, BM=bm, BN=bn, BK=bk, group=g, wave=w)
-            for regime, u in itertools.product(("fits", "no_reuse", "between"), (0.0, 0.3, 0.7, 1.0)):
-                cap = _capacity(p, regime, u)
-                if cap is not None:
-                    points.append(dict(p, capacity=cap))
-    worst, at = 1.0, {}
-    for p in points:
-        sim = _l2_sim(p)
-        est = gemm_l2.hbm_reads(p["M"], p["N"], p["K"], p["BM"], p["BN"], p["group"], p["wave"], p["capacity"])
-        r = max(est / sim, sim / est)
-        if r > worst:
-            worst, at = r, p
-    return worst, at
+l2_estimate = Property(
+    name="gemm.l2.estimate", model=l2, holds=_estimate_holds, grid=_l2_grid("between"),
+    strategy=lambda: _l2_points("between"), draws=30, draws_full=150, size=_l2_size,
+    description=f"time-model estimate tuning.l2_estimate.hbm_reads within {ESTIMATE_FACTOR}x of the LRU "
+                f"(python -m verify.gemm reports the worst ratio)")
 
 
 # ------------------------------------------------------------------------------------- launch rules
@@ -245,59 +360,14 @@ def _launch_grid(full):
     return [dict(zip(SPACE, t)) for t in itertools.product(*SPACE.values())]
 
 
-def checks():
-    return [
-        Check("gemm.tiled", _tiled_formula, _tiled_execute, _tiled_grid, strategy=_tiled_points, draws=60,
-              draws_full=300, size=lambda p: max(p["M"], p["N"], p["K"]),
-              description="reads, writes, useful and padded FLOPs vs the tiled executor"),
-        Check("gemm.l2.fits", _fits_formula, _sim, _l2_grid("fits"), strategy=lambda: _l2_points("fits"), draws=30,
-              draws_full=150, size=lambda p: p["capacity"],
-              description="LRU misses == M K + K N when A and B fit"),
-        Check("gemm.l2.no_reuse", _no_reuse_formula, _sim, _l2_grid("no_reuse"), strategy=lambda: _l2_points("no_reuse"),
-              draws=30, draws_full=150, size=lambda p: p["capacity"],
-              description="LRU misses == wave_reads for step_footprint <= capacity < reuse_floor"),
-        Check("gemm.l2.bounds", _bounds_formula, _sim, _l2_grid("between"), strategy=lambda: _l2_points("between"),
-              draws=30, draws_full=150, compare=_bounds_compare, size=lambda p: p["capacity"],
-              description="compulsory <= LRU misses <= wave_reads for capacity >= step_footprint"),
-        Check("gemm.l2.estimate", _estimate_formula, _sim, _l2_grid("between"), strategy=lambda: _l2_points("between"),
-              draws=30, draws_full=150, compare=_estimate_compare, size=lambda p: p["capacity"],
-              description=f"time-model estimate hbm_reads within {ESTIMATE_FACTOR}x of the LRU (l2_worst_ratio)"),
-        Check("gemm.launch", lambda p: {"reasons": launch_failures(tuple(p.values()))},
-              lambda p: {"reasons": independent_launch_reasons(*p.values())}, _launch_grid,
-              size=lambda p: p["bm"], description="launch rules vs first principles, all 6000 configs"),
-    ]
+def _launch_holds(p):
+    cfg = tuple(p[k] for k in SPACE)
+    got, want = launch_failures(cfg), independent_launch_reasons(*cfg)
+    if got == want:
+        return None
+    return f"launch rules {got} != first principles {want}"
 
 
-def _random_l2_points(n: int, seed: int) -> list[dict]:
-    """``n`` points between the exact regimes (as the ``gemm.l2.estimate`` check draws them), from ``seed``."""
-    import random
-    rng = random.Random(seed)
-    out = []
-    while len(out) < n:
-        M, N, K = rng.randint(1, 160), rng.randint(1, 160), rng.randint(1, 200)
-        p = dict(M=M, N=N, K=K, BM=rng.choice([4, 8, 16, 32]), BN=rng.choice([4, 8, 16, 32]),
-                 BK=rng.choice([8, 16, 32]), group=rng.choice([1, 2, 4, 8]), wave=rng.randint(1, 24))
-        out.append(dict(p, capacity=_capacity(p, "between", rng.random())))
-    return out
-
-
-def main(argv=None) -> int:
-    """``python -m verify.gemm [--draws N] [--seed S]``: the worst ratio of the time model's L2 estimate to
-    the LRU simulation, over the pinned points and ``N`` random points between the exact regimes."""
-    import argparse
-    ap = argparse.ArgumentParser(prog="python -m verify.gemm", description=main.__doc__)
-    ap.add_argument("--draws", type=int, default=200)
-    ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args(argv)
-    if args.draws < 0:
-        ap.error(f"--draws: must be >= 0, got {args.draws}")
-    worst, at = l2_worst_ratio()
-    print(f"L2 estimate vs LRU, pinned points: worst ratio {worst:.3f} at {at}")
-    worst, at = l2_worst_ratio(_random_l2_points(args.draws, args.seed))
-    print(f"L2 estimate vs LRU, {args.draws} random points (seed {args.seed}): worst ratio {worst:.3f} at {at}")
-    print(f"stated bound (checked by gemm.l2.estimate): {ESTIMATE_FACTOR}x")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+launch = Property(
+    name="gemm.launch", holds=_launch_holds, grid=_launch_grid, size=lambda p: p["bm"],
+    description="tuning.schedule's launch rules vs first principles, all 6000 configs")
