@@ -367,8 +367,8 @@ def test_plot_runs_executors_only_as_far_as_their_default_sweep(capsys, toys, tm
     rc, _, err = run(capsys, "plot", "toy.halo", "--vary", "N=512..4096", "-o", str(tmp_path / "p.png"))
     assert rc == 0, err
     assert list(drawn["toy.halo: executed"].xs) == [512, 1024]
-    assert err == ("note: toy.halo: executor not run at 2048, 4096 (size beyond 1,024, the largest of its "
-                   "check's default sweep); formula only there\n")
+    assert err == ("note: toy.halo: executor not run at 2048, 4096: the toy.halo check sizes those points beyond "
+                   "1,024, the largest of its default sweep; formula only there\n")
 
 
 def test_plot_gemm_draws_executed_points(capsys, tmp_path, monkeypatch):

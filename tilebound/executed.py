@@ -75,6 +75,6 @@ def executed_points(model, quantity: str, points: Sequence[tuple]) -> tuple[list
         xs.append(x)
         ys.append(got[quantity])
     if skipped:
-        notes.append(f"{model.name}: executor not run at {', '.join(map(str, skipped))} (size beyond "
-                     f"{limit:,}, the largest of its check's default sweep); formula only there")
+        notes.append(f"{model.name}: executor not run at {', '.join(map(str, skipped))}: the {check.name} check "
+                     f"sizes those points beyond {limit:,}, the largest of its default sweep; formula only there")
     return xs, ys, notes
