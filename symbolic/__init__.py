@@ -2,6 +2,6 @@
 
 ``registry.get(name)`` gives a :class:`~symbolic.model.Model` (quantities, divisible form, leading
 term, Θ class, lower bounds, exact evaluation); :mod:`symbolic.printing` renders them;
-``python -m symbolic`` (or ``tilebound``) is the command line.  Importing this package is cheap:
-model families load on first use of the registry.
+the command line is ``tilebound`` (package :mod:`tilebound`, ``python -m tilebound``).  Importing
+this package is cheap: formula modules are found and loaded on first use of the registry.
 """

@@ -20,13 +20,12 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Callable, Mapping, Optional
 
-import numpy as np
 import sympy as sp
 
 from base.errors import BadInput
 
 from .asymptotics import UNRESTRICTED, Regime, leading_term, theta
-from .evaluate import compile_exact, compile_grid
+from .evaluate import compile_exact
 from .params import Param
 
 __all__ = ["Model"]
@@ -74,8 +73,9 @@ class Model:
     def __getitem__(self, key: str) -> sp.Expr:
         try:
             return self.all_quantities[key]
-        except KeyError:
-            raise KeyError(f"{self.name} has no quantity {key!r}; it has {', '.join(self.all_quantities)}") from None
+        except (KeyError, TypeError):
+            raise BadInput("quantity", f"{self.name} has no quantity {key!r}; it has "
+                                       f"{', '.join(self.all_quantities)}") from None
 
     @property
     def main_quantity(self) -> str:
@@ -191,12 +191,13 @@ class Model:
             return self._compiled[quantity](**pt)
         return {k: f(**pt) for k, f in self._compiled.items()}
 
-    def evaluate_grid(self, quantity: str, **arrays) -> np.ndarray:
+    def evaluate_grid(self, quantity: str, **arrays):
         """Vectorised exact evaluation over broadcast arrays (missing parameters take their defaults);
         returns an object array of Python ints/Fractions.  Every point is validated first."""
         names = [p.name for p in self.params]
         for k in arrays:
             self.param(k)
+        import numpy as np
         cols = np.broadcast_arrays(*[np.asarray(arrays.get(n, self.defaults.get(n)), dtype=object) for n in names])
         for idx in np.ndindex(cols[0].shape):
             self.check_point({n: c[idx] for n, c in zip(names, cols)})
@@ -206,6 +207,7 @@ class Model:
 
     @cached_property
     def _grid(self):
+        from .grid import compile_grid
         return {k: compile_grid(v, self.params) for k, v in self.all_quantities.items()}
 
     # ----------------------------------------------------------------- display

@@ -4,4 +4,4 @@ Command line: ``python -m verify [--full] [--model PATTERN]``.  Python: :func:`a
 :func:`run_check`, :func:`verify.registry.select`.
 """
 
-from .core import Check, Report, assert_agree, exact_equal, rel_close, run_check  # noqa: F401
+from .core import Check, Property, Report, assert_agree, exact_equal, rel_close, run_check  # noqa: F401

@@ -21,7 +21,7 @@ from tilebound.report import parse_assignments, parse_vary
 
 from toy_models import halo_brute_force, halo_check, register_toy_checks
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def data_rows(out: str) -> list[list[str]]:

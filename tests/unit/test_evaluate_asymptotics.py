@@ -76,7 +76,7 @@ def test_min_must_be_resolved():
 ])
 def test_grid_evaluation_equals_pointwise(expr):
     import numpy as np
-    from symbolic.evaluate import compile_grid
+    from symbolic.grid import compile_grid
     rng = np.random.default_rng(0)
     pts = {s.name: rng.integers(1, 50, size=(3, 4)).astype(object) for s in expr.free_symbols}
     pts["N"] = pts["N"] * 10**15 if "N" in pts and not expr.has(sp.Sum) else pts.get("N")

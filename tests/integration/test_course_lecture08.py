@@ -78,7 +78,7 @@ def hw_engines(monkeypatch):
     import importlib
     import sys
     from pathlib import Path
-    folder = Path(__file__).resolve().parents[1] / "course" / "lecture08"
+    folder = Path(__file__).resolve().parents[2] / "course" / "lecture08"
     monkeypatch.setattr(sys, "path", [str(folder)] + [p for p in sys.path if "lecture01" not in p])
     for mod in ("hw_engines", "hw_specs"):
         monkeypatch.delitem(sys.modules, mod, raising=False)

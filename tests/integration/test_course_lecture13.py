@@ -90,7 +90,7 @@ def sched_lab(monkeypatch):
     import importlib
     import sys
     from pathlib import Path
-    folder = Path(__file__).resolve().parents[1] / "course" / "lecture13"
+    folder = Path(__file__).resolve().parents[2] / "course" / "lecture13"
     monkeypatch.setattr(sys, "path", [str(folder)] + [p for p in sys.path if "lecture" not in p])
     for mod in ("sched_lab", "kernel_lab", "console"):
         monkeypatch.delitem(sys.modules, mod, raising=False)
