@@ -320,6 +320,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--linear", action="store_true", help="linear axes instead of log-log")
     s.add_argument("-o", "--output", required=True, help="image file (.png, .pdf, .svg)")
     s.set_defaults(run=cmd_plot)
+
+    import importlib
+    import pkgutil
+
+    from . import commands
+    for mod in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        importlib.import_module(f"{commands.__name__}.{mod.name}").add_parser(sub)
     return p
 
 
