@@ -26,6 +26,8 @@ from typing import Sequence
 
 from base.errors import BadInput
 
+from . import output
+
 __all__ = ["main", "build_parser"]
 
 PROG = "tilebound"
@@ -98,28 +100,6 @@ def _target(fmt: str, stream) -> str:
     return "ascii" if fmt == "text" and not _unicode_ok(stream) else fmt
 
 
-def _output_path(path: str | None) -> str | None:
-    if path is not None and not path.strip():
-        raise BadInput("output", "an empty file name; give a path, or leave -o out for standard output")
-    return path
-
-
-def _write_file(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (a temporary file beside it, then a rename)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise BadInput("output", f"cannot write {path!r}: {exc.strerror or exc}") from None
-
-
 # ----------------------------------------------------------------------------------- commands
 def cmd_list(args, out) -> int:
     rows = _registry().summaries()
@@ -186,54 +166,13 @@ def cmd_table(args, out) -> int:
     return 0
 
 
-def cmd_latex(args, out) -> int:
-    from symbolic.printing.document import ModelEntry, to_document
-    from symbolic.printing.latex import model_to_latex
-    from symbolic.printing.tables import render
-
-    from . import report
-
-    path = _output_path(args.output)
-    vary = report.parse_vary(args.vary)
-    at = report.parse_assignments(args.at)
-    report.refuse_overlap(at, vary)
-    models = _models(args.models)
-    report.check_names([*report.varied(vary), *at], models)
-    tables_wanted = bool(vary) or (args.standalone and not args.no_tables)
-    if at and not tables_wanted:
-        raise BadInput("at", "latex uses --at only for its sweep tables; add --vary, or --standalone without "
-                             "--no-tables")
-    entries = []
-    for m in models:
-        own = set(p.name for p in m.params)
-        mine = {k: v for k, v in at.items() if k in own}
-        tables = []
-        sweep = ({k: v for k, v in vary.items() if set(report.tied(k)) <= own} if vary
-                 else (report.default_sweep(m, mine) if tables_wanted else None))
-        if sweep:
-            tables.append(report.sweep_table(m, sweep, mine))
-        entries.append(ModelEntry(m, tuple(tables)))
-    if args.standalone:
-        text = to_document(entries, title=args.title)
-    else:
-        chunks = []
-        for e in entries:
-            chunks.append(f"% {e.model.name}\n{model_to_latex(e.model, 'align')}")
-            chunks += [render(t, "latex") for t in e.tables]
-        text = "\n\n".join(chunks)
-    if path:
-        _write_file(path, text + "\n")
-    else:
-        out.write(text + "\n")
-    return 0
-
-
 def cmd_plot(args, out) -> int:
     from symbolic.printing import plot as plotting
 
     from . import report
 
-    path = _output_path(args.output)
+    path = args.output
+    output.check_path(path, args.force)                    # refused before any work
     vary = report.parse_vary(args.vary)
     if len(vary) != 1:
         raise BadInput("vary", "plot takes exactly one --vary NAME=... (tie parameters with N,N_k=...)")
@@ -245,18 +184,9 @@ def cmd_plot(args, out) -> int:
         models, xkey, xs, at, args.quantity, leading=not args.no_leading, executed=not args.no_executed)
     for note in notes:
         sys.stderr.write(f"note: {note}\n")
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(folder, f".{os.getpid()}.{os.path.basename(path)}")
-    try:
-        plotting.plot_series(series, xlabel=xlabel, ylabel=ylabel, title=title, path=tmp, loglog=not args.linear)
-        if os.path.exists(tmp):
-            os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise BadInput("output", f"cannot write {path!r}: {exc.strerror or exc}") from None
+    output.write_with(path, lambda tmp: plotting.plot_series(
+        series, xlabel=xlabel, ylabel=ylabel, title=title, path=tmp, loglog=not args.linear,
+        metadata=output.image_metadata(path)), force=args.force)
     out.write(f"wrote {path}\n")
     return 0
 
@@ -299,17 +229,6 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", choices=FORMATS, default="text")
     s.set_defaults(run=cmd_table)
 
-    s = sub.add_parser("latex", help="LaTeX align environments; --standalone for a complete document")
-    s.add_argument("models", nargs="*", metavar="MODEL",
-                   help="names (an exact name selects that model alone) or glob patterns (default: all)")
-    s.add_argument("--standalone", action="store_true", help="a complete document that compiles as it is")
-    s.add_argument("--vary", nargs="+", action="extend", metavar="NAME=V1,V2|A..B", help="add a sweep table")
-    s.add_argument("--at", nargs="+", action="extend", metavar="NAME=VALUE", help=at_help)
-    s.add_argument("--no-tables", action="store_true", help="no default sweep tables in --standalone")
-    s.add_argument("--title", default="tilebound: cost formulas of tiled GPU algorithms")
-    s.add_argument("-o", "--output", help="write to this file instead of standard output")
-    s.set_defaults(run=cmd_latex)
-
     s = sub.add_parser("plot", help="formula curve and executed counts, log-log (needs the plot extra)")
     s.add_argument("models", nargs="+", metavar="MODEL")
     s.add_argument("--vary", nargs="+", action="extend", required=True, metavar="NAME=V1,V2|A..B")
@@ -319,6 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-leading", action="store_true", help="omit the dashed leading-term curve")
     s.add_argument("--linear", action="store_true", help="linear axes instead of log-log")
     s.add_argument("-o", "--output", required=True, help="image file (.png, .pdf, .svg)")
+    s.add_argument("--force", action="store_true", help="overwrite -o FILE even if tilebound did not write it")
     s.set_defaults(run=cmd_plot)
 
     import importlib
