@@ -100,6 +100,18 @@ def _target(fmt: str, stream) -> str:
     return "ascii" if fmt == "text" and not _unicode_ok(stream) else fmt
 
 
+def _output_path(path: str | None, force: bool = False) -> str | None:
+    """``path`` when tilebound may write it, else BadInput naming ``output`` (see
+    :func:`tilebound.output.check_path`: ``''`` and a file tilebound did not write are refused)."""
+    output.check_path(path, force)
+    return path
+
+
+def _write_file(path: str, text: str, force: bool = False) -> None:
+    """Write ``text`` to ``path`` atomically, marked as tilebound's (:func:`tilebound.output.write_text`)."""
+    output.write_text(path, text, force=force)
+
+
 # ----------------------------------------------------------------------------------- commands
 def cmd_list(args, out) -> int:
     rows = _registry().summaries()

@@ -69,8 +69,10 @@ def _floats(values, label: str) -> list[float]:
     return out
 
 
-def plot_series(series, xlabel: str, ylabel: str, title: str, path: str, loglog: bool = True) -> str:
-    """Draw the series into ``path`` (format from its extension) and return ``path``."""
+def plot_series(series, xlabel: str, ylabel: str, title: str, path: str, loglog: bool = True,
+                metadata: dict | None = None) -> str:
+    """Draw the series into ``path`` (format from its extension) and return ``path``; ``metadata`` goes to
+    matplotlib's ``savefig`` (the command line marks its images as its own there)."""
     plt = require_matplotlib()
     fig, ax = plt.subplots(figsize=(7, 4.8))
     colors = {}
@@ -93,6 +95,6 @@ def plot_series(series, xlabel: str, ylabel: str, title: str, path: str, loglog:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, metadata=metadata or None)
     plt.close(fig)
     return path

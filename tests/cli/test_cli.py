@@ -299,7 +299,8 @@ def test_latex_standalone_to_file(capsys, toys, tmp_path):
     path = tmp_path / "notes.tex"
     rc, out, _ = run(capsys, "latex", "toy.*", "--standalone", "--vary", "N=64,128", "-o", str(path))
     assert rc == 0 and out == ""
-    tex = path.read_text()
+    marker, tex = path.read_text().split("\n", 1)                     # tilebound's marker line, then the document
+    assert marker.startswith("% written by tilebound (sha256:")
     assert tex.startswith("\\documentclass") and tex.rstrip().endswith("\\end{document}")
     assert tex.isascii()
     assert tex.count("\\section{") == 3                              # toy.halo, toy.copy, toy.pair

@@ -17,6 +17,7 @@ def add_parser(sub) -> None:
     s.add_argument("--no-tables", action="store_true", help="no default sweep tables in --standalone")
     s.add_argument("--title", default="tilebound: cost formulas of tiled GPU algorithms")
     s.add_argument("-o", "--output", help="write to this file instead of standard output")
+    s.add_argument("--force", action="store_true", help="overwrite -o FILE even if tilebound did not write it")
     s.set_defaults(run=run)
 
 
@@ -28,7 +29,7 @@ def run(args, out) -> int:
     from .. import report
     from ..cli import _models, _output_path, _write_file
 
-    path = _output_path(args.output)
+    path = _output_path(args.output, args.force)            # refused before any work
     vary = report.parse_vary(args.vary)
     at = report.parse_assignments(args.at)
     report.refuse_overlap(at, vary)
@@ -57,7 +58,7 @@ def run(args, out) -> int:
             chunks += [render(t, "latex") for t in e.tables]
         text = "\n\n".join(chunks)
     if path:
-        _write_file(path, text + "\n")
+        _write_file(path, text + "\n", force=args.force)
     else:
         out.write(text + "\n")
     return 0

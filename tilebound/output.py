@@ -1,0 +1,151 @@
+"""Files tilebound writes: whole or not at all, marked as its own, never over a file it did not write.
+
+Every output file of the command line goes through this module::
+
+    write_text(path, text, force=False)          # text (LaTeX notes): a marker line, then ``text``
+    write_with(path, writer, force=False)        # anything else: ``writer(tmp_path)`` writes it (a plot)
+    is_ours(path)                                # does ``path`` hold a file tilebound wrote, unedited?
+
+The rules:
+
+* **Atomic.** The content goes to a temporary file in the target's folder, is flushed to disk, and is
+  renamed over the target, so a crash, a full disk or Ctrl-C leaves the old file or the new one, never half of
+  one. A failure removes the temporary file and is :class:`~base.errors.BadInput` naming ``output``.
+* **Marked.** A text file starts with one comment line (``%`` by default, LaTeX's comment)::
+
+      % written by tilebound (sha256:0123456789abcdef); tilebound overwrites this file only while it is unedited
+
+  The hash is the SHA-256 of everything after that line, so a file edited by hand stops being tilebound's
+  own. An image carries :data:`MARKER` in its metadata (:func:`image_metadata`: the PNG ``Software`` text
+  chunk, the PDF/SVG/PostScript ``Creator``); formats without metadata that tilebound reads
+  (JPEG, TIFF, compressed SVG, raw) cannot be marked, so overwriting one takes ``--force``.
+* **No lost file.** An existing file that is not tilebound's own (:func:`is_ours` false) is refused unless
+  ``force=True`` (the commands' ``--force``). An empty file holds nothing to lose and is overwritten. A folder,
+  or a path whose folder does not exist, is refused. A symbolic link is followed: its target is replaced.
+* ``''`` (``-o ''``) is refused, not read as standard output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import secrets
+from typing import Callable
+
+from base.errors import BadInput
+
+__all__ = ["MARKER", "write_text", "write_with", "is_ours", "check_path", "image_metadata", "marker_line"]
+
+#: the words that mark a file as tilebound's own
+MARKER = "written by tilebound"
+
+_LINE = re.compile(rb"^\S{1,4} written by tilebound \(sha256:([0-9a-f]{16})\)[^\n]*\n")
+_SCAN_LIMIT = 64 * 2**20          # an image larger than this is not searched for the marker (not ours)
+_M = MARKER.encode()
+#: (how the format starts, how its metadata holds the marker), as matplotlib writes them
+_IMAGE_TAGS = (
+    (b"\x89PNG", b"tEXtSoftware\x00" + _M),             # PNG text chunk
+    (b"%PDF", b"/Creator (" + _M + b")"),                # PDF information dictionary
+    (b"%!PS", b"%%Creator: " + _M + b"\n"),              # PostScript/EPS header comment
+    (b"<?xml", b"<dc:title>" + _M + b"</dc:title>"),      # SVG's Dublin Core creator
+)
+
+
+def _digest(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()[:16]
+
+
+def marker_line(text: str, comment: str = "%") -> str:
+    """The first line :func:`write_text` puts before ``text`` (without its newline)."""
+    return (f"{comment} {MARKER} (sha256:{_digest(text.encode('utf-8'))}); "
+            "tilebound overwrites this file only while it is unedited")
+
+
+def image_metadata(path: str) -> dict:
+    """matplotlib ``savefig(metadata=...)`` that marks an image at ``path`` (format from its extension) as ours;
+    empty for formats without metadata."""
+    ext = os.path.splitext(path)[1].lstrip(".").lower()
+    if ext == "png":
+        return {"Software": MARKER}
+    if ext in ("pdf", "svg", "ps", "eps"):
+        return {"Creator": MARKER}
+    return {}
+
+
+def is_ours(path: str) -> bool:
+    """True when ``path`` is a file tilebound wrote and nobody edited since: a text file whose first line is
+    the marker with the hash of the rest, or an image with :data:`MARKER` in its metadata."""
+    try:
+        size = os.path.getsize(path)
+        if not os.path.isfile(path) or size > _SCAN_LIMIT:
+            return False
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return False
+    m = _LINE.match(data)
+    if m:
+        return m.group(1).decode() == _digest(data[m.end():])
+    return any(data.startswith(magic) and tag in data for magic, tag in _IMAGE_TAGS)
+
+
+def _refusal(path: str) -> BadInput:
+    return BadInput("output", f"{path!r} exists and was not written by tilebound (or was edited since); "
+                              "give --force to overwrite it, or choose another name")
+
+
+def check_path(path: str | None, force: bool = False) -> str | None:
+    """``path`` resolved (a link followed) when tilebound may write it, ``None`` for ``None`` (standard
+    output); else :class:`~base.errors.BadInput` naming ``output``.  Call it before any work, so a refused
+    path costs nothing; the writers call it again just before the rename."""
+    if path is None:
+        return None
+    if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
+        raise BadInput("output", "an empty file name; give a path, or leave -o out for standard output")
+    real = os.path.realpath(path)
+    if os.path.isdir(real):
+        raise BadInput("output", f"{str(path)!r} is a folder; give a file name")
+    folder = os.path.dirname(real)
+    if not os.path.isdir(folder):
+        raise BadInput("output", f"cannot write {str(path)!r}: the folder {folder!r} does not exist")
+    if os.path.lexists(real) and not force and os.path.getsize(real) > 0 and not is_ours(real):
+        raise _refusal(str(path))
+    return real
+
+
+def write_with(path: str, writer: Callable[[str], object], force: bool = False) -> str:
+    """Call ``writer(tmp)`` to write a temporary file beside ``path`` (same extension), then rename it over
+    ``path``; returns ``path``.  Refuses a path :func:`check_path` refuses."""
+    real = check_path(path, force)
+    folder, base = os.path.split(real)
+    tmp = os.path.join(folder, f".{base}.tilebound-{os.getpid()}-{secrets.token_hex(4)}{os.path.splitext(base)[1]}")
+    try:
+        writer(tmp)
+        if os.path.exists(tmp):                   # a writer that wrote nothing leaves the target as it was
+            check_path(path, force)               # the target may have appeared meanwhile
+            os.replace(tmp, real)
+    except OSError as exc:
+        raise BadInput("output", f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return str(path)
+
+
+def write_text(path: str, text: str, force: bool = False, comment: str = "%") -> str:
+    """Write the marker line (with ``comment``, ``%`` for LaTeX) and ``text`` to ``path``, atomically;
+    returns ``path``.  Refuses a path :func:`check_path` refuses."""
+    body = text.encode("utf-8")
+    data = (marker_line(text, comment) + "\n").encode("utf-8") + body
+
+    def writer(tmp: str) -> None:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)   # the umask applies, as for open()
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+
+    return write_with(path, writer, force)
