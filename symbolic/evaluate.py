@@ -4,8 +4,10 @@
 beyond 2**53.  Here an expression is compiled once into a closure over Python ints and
 :class:`fractions.Fraction`, so ``N = 3*10**9`` (or ``10**30``) evaluates exactly, far faster than
 ``expr.subs(...)``.  Supported: integers, rationals, symbols, ``+ * **``, ``ceiling``, ``floor``,
-``Min``, ``Max``, ``Piecewise``, relations, ``Abs`` and finite ``Sum`` (a loop over the index).
-Anything else raises ``TypeError`` at compile time, never a silent float.
+``Min``, ``Max``, ``Piecewise``, relations, ``Abs``, ``Mod``, :class:`~symbolic.floorsum.gcd`,
+:class:`~symbolic.floorsum.FloorSum` (by its closed form) and finite
+``Sum``: a sum of ``floor(affine in the index)`` in O(log) steps (:func:`symbolic.floorsum.floor_sum`), any
+other sum by a loop over the index.  Anything else raises ``TypeError`` at compile time, never a silent float.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from numbers import Integral
 from typing import Callable, Mapping
 
 import sympy as sp
+
+from .floorsum import FloorSum, floor_sum, gcd
 
 __all__ = ["compile_exact", "exact", "to_python_number"]
 
@@ -68,6 +72,14 @@ def _compile(e: sp.Basic) -> Callable[[dict], object]:
     if isinstance(e, sp.floor):
         f = _compile(e.args[0])
         return lambda env: math.floor(f(env))
+    if isinstance(e, FloorSum):                       # a lattice-point sum: by its closed form
+        return _compile(e.closed_form())
+    if isinstance(e, gcd):
+        fa, fb = (_compile(x) for x in e.args)
+        return lambda env: math.gcd(_int(fa(env), e), _int(fb(env), e))
+    if isinstance(e, sp.Mod):
+        fa, fb = (_compile(x) for x in e.args)
+        return lambda env: fa(env) % fb(env)        # Python's % and SymPy's Mod share the divisor's sign
     if isinstance(e, sp.Abs):
         f = _compile(e.args[0])
         return lambda env: abs(f(env))
@@ -99,6 +111,8 @@ def _compile(e: sp.Basic) -> Callable[[dict], object]:
     if isinstance(e, sp.Not):
         f = _compile(e.args[0])
         return lambda env: not f(env)
+    if isinstance(e, sp.Sum) and _affine_floor(e) is not None:
+        return _compile_floor_sum(e)
     if isinstance(e, sp.Sum):
         body = _compile(e.function)
         limits = [(var, _compile(lo), _compile(hi)) for var, lo, hi in e.limits]
@@ -115,6 +129,48 @@ def _compile(e: sp.Basic) -> Callable[[dict], object]:
             return total
         return summation
     raise TypeError(f"cannot evaluate {type(e).__name__} exactly: {e}")
+
+
+def _int(v, where) -> int:
+    if isinstance(v, Fraction):
+        if v.denominator != 1:
+            raise ValueError(f"{where}: an integer argument expected, got {v}")
+        return v.numerator
+    return int(v)
+
+
+def _affine_floor(e: sp.Sum):
+    """``(slope, offset)`` when ``e`` is ``Sum(floor(slope*i + offset), (i, lo, hi))`` with ``slope`` and
+    ``offset`` free of ``i``; else ``None``."""
+    if len(e.limits) != 1 or not isinstance(e.function, sp.floor):
+        return None
+    var = e.limits[0][0]
+    arg = sp.expand(e.function.args[0])
+    slope = sp.diff(arg, var)
+    if slope.has(var) or slope.has(sp.floor, sp.ceiling, sp.Min, sp.Max, sp.Piecewise, sp.Sum):
+        return None
+    offset = sp.expand(arg - slope * var)
+    if offset.has(var):
+        return None
+    return slope, offset
+
+
+def _compile_floor_sum(e: sp.Sum):
+    """``Σ_{i=lo}^{hi} ⌊s i + o⌋`` by :func:`~symbolic.floorsum.floor_sum`: O(log) steps at any size."""
+    slope, offset = _affine_floor(e)
+    _, lo_e, hi_e = e.limits[0]
+    fs, fo, flo, fhi = (_compile(x) for x in (slope, offset, lo_e, hi_e))
+
+    def summation(env):
+        lo, hi = flo(env), fhi(env)
+        n = hi - lo + 1
+        if n <= 0:
+            return 0
+        s = Fraction(fs(env))
+        o = Fraction(fo(env)) + s * lo               # i = lo + k, k = 0 .. n-1
+        m = s.denominator * o.denominator // math.gcd(s.denominator, o.denominator)
+        return floor_sum(int(n), m, s.numerator * (m // s.denominator), o.numerator * (m // o.denominator))
+    return summation
 
 
 def compile_exact(expr: sp.Expr, symbols=None) -> Callable[..., object]:

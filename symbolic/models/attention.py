@@ -9,8 +9,10 @@ Each formula is *derived from the loop structure* the executor in :mod:`numeric.
 ``T_r = ceil(N/B_r)`` query blocks, ``T_c = ceil(N_k/B_c)`` key blocks; key block ``j`` holds
 ``min(B_c, N_k - j B_c)`` rows; under a causal mask key block ``j`` is seen by the query blocks
 ``i >= I_j = max(0, floor((j B_c - N_k + N)/B_r))`` (query row ``r`` sits at position
-``N_k - N + r``), i.e. by ``N - B_r I_j`` query rows.  Causal counts are exact finite sums over
-``j``; without a mask the sums collapse (``sum_j min(B_c, N_k - j B_c) = N_k``).
+``N_k - N + r``), i.e. by ``N - B_r I_j`` query rows.  Causal counts are finite sums over ``j``, written
+in closed form (:func:`causal_skips`: full periods of the diagonal plus a remainder of fewer than ``B_r``
+terms, evaluated in O(log) steps), so they evaluate exactly at any size; without a mask the sums
+collapse (``sum_j min(B_c, N_k - j B_c) = N_k``).
 
 The family declares its own parameters (:data:`N`, :data:`N_k`, :data:`d`, :data:`B_r`,
 :data:`B_c`, :data:`M`); each model below is a module-level :class:`~symbolic.registry.ModelRef`.
@@ -25,12 +27,13 @@ from base.errors import BadInput
 
 from ..asymptotics import Regime
 from ..evaluate import exact
+from ..floorsum import FloorSum
 from ..model import Model
 from ..params import param
 from ..registry import ModelRef, defines
 
 __all__ = ["N", "N_k", "d", "B_r", "B_c", "M", "PARAMS",
-           "kernel_counts", "flash_counts", "standard_counts", "paper_block_sizes", "paper_blocks_at",
+           "kernel_counts", "flash_counts", "causal_skips", "standard_counts", "paper_block_sizes", "paper_blocks_at",
            "FA_SOURCE", "FA2_SOURCE",
            "standard_fwd", "standard_bwd", "fa1_fwd", "fa2_fwd", "flash_bwd",
            "fa1_fwd_causal", "fa2_fwd_causal", "flash_bwd_causal",
@@ -90,8 +93,31 @@ def standard_counts(direction: str):
 
 
 # ------------------------------------------------------------------------------------- flash
-def flash_counts(kind: str, causal: bool, divisible: bool = False):
+def causal_skips():
+    r"""The two sums a causal mask adds, in closed form: ``(S, S_w)`` with
+
+        S   = Σ_j I_j                       query blocks skipped, summed over the key blocks
+        S_w = Σ_j min(B_c, N_k - j B_c) I_j  the same, each weighted by its key block's width
+
+    over ``j = 0 .. T_c - 1``, ``I_j = max(0, ⌊(j B_c - D)/B_r⌋)``, ``D = N_k - N >= 0``.  ``I_j = 0`` up to
+    ``j_0 = ⌈D/B_c⌉``; from there ``j = j_0 + t`` gives ``I_j = ⌊(B_c t + c)/B_r⌋`` with
+    ``c = B_c j_0 - D`` in ``[0, B_c)``, a floor sum over ``n = T_c - j_0`` terms: full periods of the
+    diagonal in closed form plus the remainder (:class:`symbolic.floorsum.FloorSum`, which prints as the
+    sum and evaluates by :func:`~symbolic.floorsum.floor_sum_expr`).  Every key
+    block but the last is ``B_c`` wide, so ``S_w = B_c S + (w_last - B_c) I_{T_c - 1}``."""
+    D = N_k - N
+    j0 = sp.ceiling(D / B_c)
+    S = FloorSum(_TC - j0, B_c, B_c * j0 - D, B_r)
+    last = sp.Max(0, sp.floor(((_TC - 1) * B_c - D) / B_r))
+    S_w = B_c * S + (N_k - _TC * B_c) * last
+    return S, S_w
+
+
+def flash_counts(kind: str, causal: bool, divisible: bool = False, finite_sum: bool = False):
     """Reads, writes, FLOPs of FlashAttention ``kind`` in {"fa1", "fa2", "bwd"}.
+
+    Causal counts are closed forms (:func:`causal_skips`); ``finite_sum=True`` gives them as the finite
+    sums over the key blocks that the loops run (``O(T_c)`` terms: a reference for tests).
 
     ``divisible=True`` derives the same loops under the assumption that the blocks divide the sizes
     (``B_r | N``, ``B_c | N_k``; causal: ``B_c = B_r`` and ``N_k = N``, so ``I_j = j``; the form is
@@ -109,7 +135,7 @@ def flash_counts(kind: str, causal: bool, divisible: bool = False):
         first = sp.Max(0, sp.floor((j * B_c - N_k + N) / B_r))
         width = sp.Min(B_c, N_k - j * B_c)
 
-    if causal:
+    if causal and (divisible or finite_sum):
         rows = n - br * first               # query rows that key block j meets
         blocks = Tr - first                 # query blocks that key block j meets
 
@@ -119,6 +145,12 @@ def flash_counts(kind: str, causal: bool, divisible: bool = False):
         sum_rows = over_j(rows)
         sum_width_rows = over_j(width * rows)
         sum_width_blocks = over_j(width * blocks)
+    elif causal:                            # the same sums in closed form (see causal_skips)
+        skipped, skipped_rows = causal_skips()
+        sum_width = nk
+        sum_rows = Tc * n - br * skipped
+        sum_width_rows = n * nk - br * skipped_rows
+        sum_width_blocks = Tr * nk - skipped_rows
     else:
         sum_width, sum_rows, sum_width_rows, sum_width_blocks = nk, Tc * n, nk * n, nk * Tr
 

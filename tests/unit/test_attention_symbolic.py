@@ -5,11 +5,14 @@ are compared by verify/checks/attention.py (``python -m verify --model attention
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import sympy as sp
 
 from base.errors import BadInput
 from symbolic import registry
 from symbolic.evaluate import exact
+from symbolic.floorsum import FloorSum
 from symbolic.models import attention
 from symbolic.models.attention import B_c, B_r, M, N, N_k, d, paper_block_sizes, paper_blocks_at
 from symbolic.params import Param
@@ -152,10 +155,15 @@ def test_models_own_the_family_params():
         assert "REFERENCE" not in m.source + " ".join(m.notes) + m.summary, n
     assert [p.name for p in registry.get("attention.fa1.fwd").params] == ["N", "N_k", "d", "B_r", "B_c"]
     assert [p.name for p in registry.get("attention.fa1.fwd.paper").params] == ["N", "d", "M"]
-    # the summation index of the causal sums is a dummy, not a parameter a user could type
-    free = registry.get("attention.fa2.fwd.causal")["reads"].atoms(sp.Symbol)
-    assert {s.name for s in free if not isinstance(s, sp.Dummy)} <= {"N", "N_k", "d", "B_r", "B_c"}
-    assert any(isinstance(s, sp.Dummy) for s in free)
+    # the summation index of the causal sums is a dummy, not a parameter a user could type: in the
+    # finite-sum form, and in the sum the closed form's FloorSum stands for
+    reads = registry.get("attention.fa2.fwd.causal")["reads"]
+    assert {s.name for s in reads.free_symbols} <= {"N", "N_k", "d", "B_r", "B_c"}
+    finite = attention.flash_counts("fa2", causal=True, finite_sum=True)["reads"].atoms(sp.Symbol)
+    assert {s.name for s in finite if not isinstance(s, sp.Dummy)} <= {"N", "N_k", "d", "B_r", "B_c"}
+    assert any(isinstance(s, sp.Dummy) for s in finite)
+    (fs,) = reads.atoms(FloorSum)
+    assert all(isinstance(s, sp.Dummy) for s in fs.as_sum().atoms(sp.Symbol) - set(attention.PARAMS))
 
 
 # ----------------------------------------------------------------------------- exactness
@@ -211,3 +219,107 @@ def test_gpt2_medium_figure2_setting():
         assert round(float(fwd.t_memory + bwd.t_memory) * 1e3, 2) == ms
         assert fwd.bound == bwd.bound == "memory"
         assert Fraction(fwd.flops + bwd.flops, sum(r.flops for r in std)) == Fraction(14, 12)
+
+
+# ----------------------------------------------------------------------------- closed forms at any size
+CAUSAL = {"fa1": "attention.fa1.fwd.causal", "fa2": "attention.fa2.fwd.causal", "bwd": "attention.flash.bwd.causal"}
+_FIVE = (N, N_k, d, B_r, B_c)
+
+
+def _finite_sum(kind):
+    """The causal counts as the finite sums over key blocks the loops run (O(T_c) terms)."""
+    from symbolic.evaluate import compile_exact
+    return {k: compile_exact(v, _FIVE) for k, v in attention.flash_counts(kind, True, finite_sum=True).items()}
+
+
+def _small_points():
+    pts = [dict(N=n, N_k=nk, d=dd, B_r=br, B_c=bc)
+           for n, nk in ((1, 1), (1, 7), (5, 5), (12, 12), (13, 40), (100, 100), (100, 257), (255, 256))
+           for br, bc in ((1, 1), (4, 4), (4, 3), (3, 4), (8, 12), (12, 8), (7, 5), (16, 16), (64, 48), (300, 7))
+           for dd in (1, 5)]
+    return pts + [dict(N=1000, N_k=3001, d=64, B_r=96, B_c=80), dict(N=4096, N_k=4096, d=64, B_r=128, B_c=64),
+                  dict(N=4095, N_k=5000, d=64, B_r=128, B_c=100), dict(N=2000, N_k=2000, d=8, B_r=1, B_c=3)]
+
+
+@pytest.mark.parametrize("kind", list(CAUSAL))
+def test_causal_closed_form_equals_the_finite_sum(kind):
+    """N_k != N, B_r != B_c and blocks that do not divide: the closed form is the loops' finite sum."""
+    m, finite = registry.get(CAUSAL[kind]), _finite_sum(kind)
+    for pt in _small_points():
+        for key in ("reads", "writes", "flops"):
+            assert m.evaluate(key, **pt) == finite[key](**pt), (key, pt)
+
+
+@given(st.integers(1, 400), st.integers(0, 400), st.integers(1, 70), st.integers(1, 70), st.integers(1, 9))
+@settings(max_examples=150, deadline=None)
+def test_causal_closed_form_equals_the_finite_sum_drawn(n, extra, br, bc, dd):
+    pt = dict(N=n, N_k=n + extra, d=dd, B_r=br, B_c=bc)
+    for kind in CAUSAL:
+        m, finite = registry.get(CAUSAL[kind]), _finite_sum(kind)
+        for key in ("reads", "writes", "flops"):
+            assert m.evaluate(key, **pt) == finite[key](**pt), (kind, key, pt)
+
+
+BIG = 10**30
+
+
+@pytest.mark.parametrize("name", [n for n in registry.select("attention")])
+def test_every_attention_model_is_exact_at_ten_to_the_thirty(name):
+    """Every quantity evaluates as a Python int at N = N_k = 10**30 (no loop over blocks)."""
+    m = registry.get(name)
+    pt = {p.name: BIG for p in m.params if p.name in ("N", "N_k")}
+    values = m.evaluate(**pt)
+    assert all(type(v) is int and v > 0 for v in values.values()), values
+
+
+@pytest.mark.parametrize("kind,hand", [
+    # B_c = B_r = B divides N = N_k (= 10**30, 128 | 10**30): the hand-derived divisible forms above
+    ("fa2", {"reads": lambda n, dd, b: n * dd + dd * n * (n // b + 1), "flops": lambda n, dd, b: 2 * dd * n * (n + b)}),
+    ("fa1", {"reads": lambda n, dd, b: 2 * n * dd + (2 * dd + 2) * n * (n + b) // (2 * b)}),
+    ("bwd", {"flops": lambda n, dd, b: 5 * dd * n * (n + b)}),
+])
+def test_causal_at_ten_to_the_thirty_matches_the_hand_forms(kind, hand):
+    m = registry.get(CAUSAL[kind])
+    for key, f in hand.items():
+        assert m.evaluate(key, N=BIG, N_k=BIG, d=64, B_r=128, B_c=128) == f(BIG, 64, 128)
+
+
+@pytest.mark.parametrize("kind", list(CAUSAL))
+def test_causal_scales_with_blocks_at_ten_to_the_thirty(kind):
+    """Scaling every size and block by s leaves which blocks meet unchanged (I_j = ⌊(j s B_c - s D)/(s B_r)⌋)
+    and multiplies every row count and width by s: reads, writes of fa1/fa2/bwd are affine in s with the
+    d-free parts fixed, flops scale by s**2.  So the value at s * (small point) is fixed by the finite sum
+    at the small point and at 2 * (small point): a check at 10**30 by an independent route."""
+    m, finite = registry.get(CAUSAL[kind]), _finite_sum(kind)
+    small = dict(N=1000, N_k=3001, d=8, B_r=96, B_c=80)
+    s = 10**27
+    big = {k: v * s if k != "d" else v for k, v in small.items()}
+    for key in ("reads", "writes", "flops"):
+        one = finite[key](**small)
+        two = finite[key](**{k: v * 2 if k != "d" else v for k, v in small.items()})
+        if key == "flops":
+            assert two == 4 * one
+            assert m.evaluate(key, **big) == s * s * one
+        else:                      # every term is a row count or width times a constant: linear in s
+            assert two == 2 * one
+            assert m.evaluate(key, **big) == s * one
+
+
+@pytest.mark.parametrize("kind", list(CAUSAL))
+def test_causal_many_blocks_at_ten_to_the_thirty(kind):
+    """10**30 rows, 96 x 80 blocks, N_k != N: agrees with Euclid's floor-sum reduction, a second algorithm."""
+    from symbolic.floorsum import floor_sum
+    n, nk, dd, br, bc = BIG, 3 * BIG + 7, 64, 96, 80
+    D = nk - n
+    tc, tr = -(-nk // bc), -(-n // br)
+    j0 = -(-D // bc)
+    S = floor_sum(tc - j0, br, bc, bc * j0 - D)                  # Σ_j max(0, ⌊(j B_c - D)/B_r⌋)
+    last = max(0, ((tc - 1) * bc - D) // br)
+    S_w = bc * S + (nk - tc * bc) * last
+    rows, width_rows, width_blocks = tc * n - br * S, n * nk - br * S_w, tr * nk - S_w
+    expected = {"fa1": {"reads": 2 * dd * nk + (2 * dd + 2) * rows, "flops": 4 * dd * width_rows},
+                "fa2": {"reads": n * dd + 2 * dd * width_blocks, "flops": 4 * dd * width_rows},
+                "bwd": {"reads": 2 * n * dd + 2 * dd * nk + (3 * dd + 2) * rows, "flops": 10 * dd * width_rows}}[kind]
+    m = registry.get(CAUSAL[kind])
+    for key, v in expected.items():
+        assert m.evaluate(key, N=n, N_k=nk, d=dd, B_r=br, B_c=bc) == v
