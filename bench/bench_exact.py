@@ -1,0 +1,134 @@
+"""Exact evaluation at any size: the worst time of ``Model.evaluate`` over every registered model and quantity.
+
+Every size-like parameter of a model (:data:`SIZES`: attention's ``N, N_k``, GEMM's ``M, N, K``, a
+pipeline's tile count ``n``, ...) is set to ``10**9``, ``10**18`` and ``10**30``; blocks and other small
+parameters keep the model's defaults (:data:`VALUES` supplies the latency models' times and rates, which have
+none).  A model's formulas are compiled once, untimed; each figure is the best of ``--repeat`` warm calls,
+and the table shows, per model, the slowest quantity.  The target (issue 9) is at most 50 ms per quantity;
+an evaluation still running after ``--limit`` seconds is stopped and shown as such.  The exit status is 1
+when the target is missed.
+
+    python bench/bench_exact.py [--repeat 3] [--limit 10] [--model 'attention.*']
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import signal
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from symbolic import registry  # noqa: E402
+from timing import best  # noqa: E402  (bench/ is on sys.path when a script runs)
+
+#: the most one quantity may take at any size (issue 9), in seconds
+TARGET = 0.050
+SCALES = (10**9, 10**18, 10**30)
+
+#: model name pattern -> its size-like parameters (scaled); the first matching pattern wins
+SIZES = (
+    ("attention.*.paper", ("N",)),                 # M is on-chip memory: a hardware figure, kept
+    ("attention.*", ("N", "N_k")),
+    ("decode.*", ("B", "N_k")),                    # sequences and cached keys; heads and blocks kept
+    ("gemm.tiled", ("M", "N", "K")),
+    ("gemm.l2", ("M", "N", "K")),
+    ("gemv.*", ("M", "K")),
+    ("latency.pipeline*", ("n",)),
+    ("latency.pingpong", ("n",)),
+    ("lab.softmax.*", ("R", "C")),
+    ("gemm.resources", ()),                        # blocks and stages only
+    ("gemm.cosma", ()),
+    ("latency.littles_law", ()),                   # rates and a latency: no size
+)
+
+#: values for parameters without a default (lecture-8 figures: A100 HBM, 700 ns loaded latency)
+VALUES = {
+    "latency.littles_law": {"BW": 1555 * 10**9, "L": Fraction(7, 10**7), "n_SM": 108, "w": 16},
+    "latency.pipeline": {"S": 4, "L": Fraction(7, 10**7), "t_x": Fraction(28, 10**8), "t_c": Fraction(28, 10**8)},
+    "latency.pipeline_sync": {"L": Fraction(7, 10**7), "t_x": Fraction(28, 10**8), "t_c": Fraction(28, 10**8)},
+    "latency.pingpong": {"d": 128, "F_tc": 989 * 10**12, "R_exp": Fraction(39, 10) * 10**12},
+}
+
+
+def size_params(model) -> tuple[str, ...]:
+    """The parameters scaled for ``model``: from :data:`SIZES`, else (a model this script does not know, e.g.
+    from a plugin) every integer parameter whose default is at least 1024."""
+    for pattern, names in SIZES:
+        if fnmatch.fnmatchcase(model.name, pattern):
+            return tuple(n for n in names if any(p.name == n for p in model.params))
+    return tuple(p.name for p in model.params if p.counts and int(model.defaults.get(p.name, 0) or 0) >= 1024)
+
+
+class _Stopped(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Stopped
+
+
+def timed(fn, repeat: int, limit: float):
+    """Best time of ``repeat`` calls, or ``None`` if one call runs past ``limit`` seconds."""
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, limit * (repeat + 1))
+    try:
+        fn()                                         # warm: compiles the model's formulas
+        return best(fn, repeat)
+    except _Stopped:
+        return None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _ms(t) -> str:
+    return "stopped" if t is None else f"{t * 1e3:.3f}"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--limit", type=float, default=10.0, help="seconds before an evaluation is stopped")
+    ap.add_argument("--model", action="append", help="glob(s) of models (default: all registered)")
+    args = ap.parse_args(argv)
+
+    names = registry.select(args.model) if args.model else registry.names()
+    rows, worst = [], {s: (0.0, "") for s in SCALES}
+    for name in names:
+        m = registry.get(name)
+        sizes = size_params(m)
+        cells = []
+        for scale in SCALES:
+            pt = {**VALUES.get(name, {}), **{k: scale for k in sizes}}
+            slowest, which = 0.0, ""
+            for q in m.all_quantities:
+                t = timed(lambda: m.evaluate(q, **pt), args.repeat, args.limit)
+                if t is None or t > slowest:
+                    slowest, which = t, q
+                if t is None:
+                    break
+            cells.append((slowest, which))
+            if slowest is None or (worst[scale][0] is not None and slowest > worst[scale][0]):
+                worst[scale] = (slowest, f"{name} {which}")
+        rows.append((name, ", ".join(sizes) or "(none)", cells))
+
+    head = ["model", "scaled"] + [f"N = 10^{len(str(s)) - 1} (ms)" for s in SCALES]
+    body = [[n, sz] + [f"{_ms(t)} {q}" for t, q in cells] for n, sz, cells in rows]
+    body.append(["worst", ""] + [f"{_ms(t)} {w}" for t, w in (worst[s] for s in SCALES)])
+    widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
+    print("  ".join(h.ljust(w) for h, w in zip(head, widths)))
+    print("  ".join("-" * w for w in widths))
+    for r in body:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+    missed = [s for s in SCALES if worst[s][0] is None or worst[s][0] > TARGET]
+    print(f"\ntarget: every quantity within {TARGET * 1e3:.0f} ms at every size: "
+          + ("met" if not missed else "MISSED at " + ", ".join(f"10^{len(str(s)) - 1}" for s in missed)))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
