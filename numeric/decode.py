@@ -203,8 +203,6 @@ def run_decode(B: int, H: int, H_kv: int, L_q: int, N_k, d: int, d_v: int, B_n: 
     lens = _lengths(B, N_k, lengths)
     if P is not None:
         P = validate.positive_int("P", P)
-        if B_n % P and P % B_n:
-            raise BadInput("P", f"the page size must divide B_n or be a multiple of it, got P={P}, B_n={B_n}")
     elif pages is not None:
         raise BadInput("pages", "a block table needs a page size P")
     g = H // H_kv

@@ -31,12 +31,16 @@ tile per split).  With ``S = 1`` there are no partials and no combine: the kerne
 **Paged KV** (``P`` tokens a page; an int32 block table per sequence).  The element reads of ``K`` and
 ``V`` do not change: only valid tokens are read, wherever their page lies.  A key block looks up the
 table entry of each page it touches (FA2's loop reads ``block_table[n_block * kBlockN /
-page_block_size]`` per key block, ``flash_fwd_kernel.h:949-957`` for V and ``:977-981`` for K).  When
-``P`` divides ``B_n`` or ``B_n`` divides ``P`` (always so with powers of two; FA2 takes pages that are
-multiples of 256, ``flash_api.cpp:613``, with ``B_n <= 256``; vLLM's warps walk one page at a time),
-block ``j`` touches ``ceil(w_j / P)`` pages if ``P <= B_n`` and one page otherwise, so a head group reads
-``ceil(N_k / min(P, B_n))`` entries per sequence, whatever the split count.  Other page sizes are
-refused (``P`` is named): their count needs ``gcd(P, B_n)``.
+page_block_size]`` per key block, ``flash_fwd_kernel.h:949-957`` for V and ``:977-981`` for K).  Block
+``j`` covers keys ``[j B_n, min(N_k, (j+1) B_n))``; summed over the blocks, the pages touched telescope to
+the ``ceil(N_k / P)`` pages of the sequence plus one for each block boundary ``j B_n`` (``1 <= j < nb``)
+that falls inside a page, i.e. that ``P`` does not divide.  ``P`` divides ``j B_n`` exactly when
+``P / gcd(P, B_n)`` divides ``j``, so a head group reads, per sequence and whatever the split count,
+
+    ceil(N_k / P) + (nb - 1) - floor((nb - 1) gcd(P, B_n) / P)
+
+table entries: ``ceil(N_k / P)`` when ``P`` divides ``B_n`` (vLLM's pages of 16 tokens), ``nb`` when ``B_n``
+divides ``P`` (FA2: pages of 256 k tokens, ``flash_api.cpp:613``, with ``B_n <= 256``).
 
 **Derivation** (``R = B H L_q`` query rows in the batch, ``G`` CTAs per sequence and split: ``H_kv``
 packed, ``H`` unpacked, ``[S > 1]`` the indicator of a split launch).  Summing the valid rows of the
@@ -44,7 +48,7 @@ blocks of one sequence gives ``N_k`` (the blocks partition the keys), so::
 
     reads_Q     = R d S_ne                      S_ne = ceil(nb / nbps) splits that hold blocks
     reads_K     = B G N_k d,   reads_V = B G N_k d_v
-    reads_table = B G ceil(N_k / min(P, B_n))                      (paged models only)
+    reads_table = B G (ceil(N_k/P) + (nb - 1) - floor((nb - 1) gcd(P, B_n)/P))   (paged models only)
     writes_O_s  = reads_O_s   = [S > 1] R S d_v                    (FP32)
     writes_LSE_s = reads_LSE_s = [S > 1] R S                       (FP32)
     writes_O    = R d_v,        writes_LSE = R                     (LSE in FP32)
@@ -81,6 +85,7 @@ from base.dtypes import element_bytes
 from base.errors import BadInput
 
 from ..asymptotics import Regime
+from ..floorsum import gcd
 from ..hardware import H100, LOADED_HBM_LATENCY, UNLOADED_L2_LATENCY_CLK
 from ..model import Model
 from ..params import param, real_param
@@ -89,7 +94,7 @@ from ..registry import ModelRef, defines
 __all__ = ["B", "H", "H_kv", "L_q", "N_k", "d", "d_v", "B_n", "S", "P", "n_SM", "c_SM", "BW", "L", "L_2",
            "decode_packed", "decode_unpacked", "decode_packed_paged", "decode_unpacked_paged", "decode_time",
            "COUNT_MODELS", "DTYPES", "TENSOR_CLASSES", "counts", "split_counts", "FA2_BLOCK_N",
-           "COMBINE_ROWS_PER_CTA", "COMBINE_CTAS_PER_SM", "check_decode_point"]
+           "COMBINE_ROWS_PER_CTA", "COMBINE_CTAS_PER_SM", "check_decode_point", "table_entries"]
 
 # ------------------------------------------------------------------------------------------ parameters
 B = param("B", "sequences in the batch")
@@ -137,14 +142,11 @@ _SOURCE = ("Dao, Haziza, Massa, Sizov 2023, Flash-Decoding for long-context infe
 
 
 def check_decode_point(pt) -> None:
-    """The constraints every decode model shares: ``H_kv`` divides ``H``; a page size that divides
-    ``B_n`` or is a multiple of it.  :class:`BadInput` naming the parameter."""
+    """The constraint every decode model shares: ``H_kv`` divides ``H`` (:class:`BadInput` naming
+    ``H_kv``); the splits ``S >= 1`` and every size ``>= 1`` come from the parameters themselves."""
     if pt["H"] % pt["H_kv"]:
         raise BadInput("H_kv", f"must divide H (g = H/H_kv query heads share a KV head), got H={pt['H']}, "
                                f"H_kv={pt['H_kv']}")
-    if "P" in pt and pt["B_n"] % pt["P"] and pt["P"] % pt["B_n"]:
-        raise BadInput("P", f"the page size must divide B_n or be a multiple of it, got P={pt['P']}, "
-                            f"B_n={pt['B_n']} (FA2 takes pages of 256 k tokens with B_n <= 256)")
 
 
 # ------------------------------------------------------------------------------------------ counts
@@ -157,6 +159,13 @@ def split_counts():
     return nb, nbps, s_ne, split
 
 
+def table_entries() -> sp.Expr:
+    """Block-table entries one head group reads per sequence: the pages each key block touches, summed
+    (module docstring): ``ceil(N_k/P) + (nb - 1) - floor((nb - 1) gcd(P, B_n) / P)``."""
+    nb = sp.ceiling(N_k / B_n)
+    return sp.ceiling(N_k / P) + (nb - 1) - sp.floor((nb - 1) * gcd(P, B_n) / P)
+
+
 def counts(packed: bool, paged: bool) -> dict:
     """Elements per tensor class, totals, bytes, FLOPs, CTAs and the split overhead (module docstring)."""
     nb, nbps, s_ne, split = split_counts()
@@ -166,7 +175,7 @@ def counts(packed: bool, paged: bool) -> dict:
         "reads_Q": R * d * s_ne,
         "reads_K": B * G * N_k * d,
         "reads_V": B * G * N_k * d_v,
-        "reads_table": B * G * sp.ceiling(N_k / sp.Min(P, B_n)) if paged else sp.Integer(0),
+        "reads_table": B * G * table_entries() if paged else sp.Integer(0),
         "reads_O_s": split * R * S * d_v,
         "reads_LSE_s": split * R * S,
         "writes_O_s": split * R * S * d_v,
@@ -203,14 +212,14 @@ def _units(paged: bool) -> dict:
 def _regime(packed: bool, paged: bool) -> Regime:
     """Long decoding, split launches: the query rows of the batch times the splits stay within the key
     rows read (``g L_q S <= N_k``: so when every split holds blocks, ``S B_n <= N_k``, and a CTA's rows
-    fit one key block, ``g L_q <= B_n``); ``S >= 2``; pages no smaller than a key block (FA2's)."""
+    fit one key block, ``g L_q <= B_n``); ``S >= 2``; paged, the table term at ``P | B_n``."""
     _, _, _, split = split_counts()
     rows = (H * L_q * S, H_kv * N_k) if packed else (L_q * S, N_k)
     subs = {split: 1}
     if paged:
-        subs[sp.Min(P, B_n)] = B_n
+        subs[gcd(P, B_n)] = P        # the table term is of lower order whatever the page size; taken at P | B_n
     return Regime(("H L_q S <= H_kv N_k" if packed else "L_q S <= N_k") + ", S >= 2"
-                  + (", B_n <= P" if paged else ""), le=(rows,), subs=subs)
+                  + (", P divides B_n" if paged else ""), le=(rows,), subs=subs)
 
 
 def _build(name: str, packed: bool, paged: bool) -> Model:
@@ -240,8 +249,8 @@ def _build(name: str, packed: bool, paged: bool) -> Model:
                "partials and LSE are FP32, Q/K/V/O FP16 or BF16" + (", the block table int32" if paged else ""),
                "one N_k for the whole batch: a ragged batch is the sum over its sequences at B = 1",
                "split_overhead = total(S) - total(1); it is free of N_k when B_n S divides N_k (divisible form)")
-        + (("a key block reads the table entries of the pages it touches: ceil(N_k / min(P, B_n)) per "
-            "head group and sequence (P divides B_n or B_n divides P)",) if paged else ()),
+        + (("a key block reads the table entries of the pages it touches: ceil(N_k/P) per head group and "
+            "sequence when P divides B_n, ceil(N_k/B_n) when B_n divides P",) if paged else ()),
         validate=check_decode_point,
     )
 
