@@ -1,0 +1,112 @@
+"""``tilebound splits``: the split count each real kernel's rule picks for one decode shape, and what the
+model says that count costs.
+
+    tilebound splits --gpu H100 --at B=1 H=32 H_kv=8 L_q=1 N_k=32768 d=128
+
+One row per rule of :mod:`tuning.splits` (FlashAttention-2, FlashAttention-3, FlashInfer, vLLM), then the
+unsplit kernel and the model's own best count, each with the HBM bytes of ``decode.packed`` and the time
+and HBM-bandwidth fraction of ``decode.time`` at that count, on the GPU's SM count and bandwidth.  The
+traffic and time are the same packed kernel's at every count: the rows compare split counts, not the
+four kernels.  ``--at`` takes ``B H H_kv L_q N_k d d_v B_n`` (``d_v`` defaults to ``d``, ``B_n`` to
+FA2's key block for ``d``), the page size ``P`` (default 16) and FlashInfer's occupancy
+``ctas_per_sm`` (default 2: FlashInfer asks CUDA for it).  Bad input is one line and exit 2.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from base.errors import BadInput
+
+__all__ = ["add_parser", "run", "splits_table", "OPTIMUM_UP_TO"]
+
+#: the model's best count is searched over S = 1 .. this (FA2's and FA3's cap, flash_api.cpp:343)
+OPTIMUM_UP_TO = 128
+_SHAPE = ("B", "H", "H_kv", "L_q", "N_k", "d", "d_v", "B_n")
+_EXTRA = {"P": 16, "ctas_per_sm": 2}
+
+
+def add_parser(sub) -> None:
+    s = sub.add_parser("splits", help="each kernel's split rule for a decode shape, with the model's bytes and time")
+    s.add_argument("--gpu", default="H100", help="hardware (A100, A100-80GB, H100, H200, B200; default H100)")
+    s.add_argument("--at", nargs="+", action="extend", metavar="NAME=VALUE",
+                   help="B, H, H_kv, L_q, N_k, d, d_v, B_n, P (page size), ctas_per_sm (FlashInfer's occupancy)")
+    s.add_argument("--format", choices=("text", "markdown", "latex"), default="text")
+    s.set_defaults(run=run)
+
+
+def _point(at: dict, time_model) -> tuple[dict, dict]:
+    """The decode point (the time model's parameters, validated) and the rules' extra inputs."""
+    from tuning.splits import fa2_block_n
+
+    known = (*_SHAPE, *_EXTRA)
+    for name in at:
+        if name not in known:
+            import difflib
+            near = difflib.get_close_matches(name, known, n=2, cutoff=0.5)
+            raise BadInput(name, "not a parameter of splits" + (f"; did you mean {', '.join(near)}?" if near
+                                                                 else f" (it takes {', '.join(known)})"))
+    pt = {k: at[k] for k in _SHAPE if k in at}
+    d = time_model.param("d").check(pt.get("d", time_model.defaults["d"]))
+    pt.setdefault("d_v", d)
+    pt.setdefault("B_n", fa2_block_n(d))
+    pt = {k: v for k, v in time_model.check_point({**pt, "S": 1}).items() if k in _SHAPE}
+    from base import validate
+    extra = {k: validate.positive_int(k, at.get(k, v)) for k, v in _EXTRA.items()}
+    return pt, extra
+
+
+def splits_table(gpu_name: str, at: dict):
+    """The table ``tilebound splits`` prints (a :class:`symbolic.printing.tables.Table`)."""
+    from symbolic.hardware import H100, LOADED_HBM_LATENCY, UNLOADED_L2_LATENCY_CLK, get_hardware
+    from symbolic.models.decode import decode_packed, decode_time
+    from symbolic.printing.tables import Measure, Table
+    from tuning.splits import RULES, choose_all
+
+    try:
+        gpu = get_hardware(gpu_name)
+    except BadInput as exc:
+        raise BadInput("gpu", exc.problem) from None
+    tm = decode_time.model
+    pt, extra = _point(at, tm)
+    notes = []
+    clock = gpu.clock_hz
+    if clock is None:
+        clock = H100.clock_hz
+        notes.append(f"{gpu.name} has no clock in the hardware table: the combine's L2 latency takes H100's 1.83 GHz")
+    hw = {"n_SM": gpu.sms, "BW": gpu.hbm_bytes_per_s, "L": LOADED_HBM_LATENCY.value,
+          "L_2": Fraction(UNLOADED_L2_LATENCY_CLK.value) / clock, "c_SM": 2}
+    if gpu.sms is None:
+        raise BadInput("gpu", f"{gpu.name} has no SM count in the hardware table")
+
+    def row(label, S, source):
+        t = tm.evaluate(**pt, **hw, S=S)
+        b = decode_packed.evaluate(**pt, S=S)
+        return (label, S, Measure(b["bytes"], "B"), Measure(b["split_overhead_bytes"], "B"), Measure(t["time"], "s"),
+                t["hbm_fraction"], source)
+
+    chosen = choose_all({**pt, **extra}, gpu, RULES)
+    rows = [row(r.name, s, r.source) for r, s in chosen]
+    rows.append(row("no split", 1, "S = 1"))
+    upto = max(OPTIMUM_UP_TO, *(s for _, s in chosen))
+    times = {s: tm.evaluate("time", **pt, **hw, S=s) for s in range(1, upto + 1)}
+    best = min(times, key=lambda s: (times[s], s))
+    rows.append(row("decode.time optimum", best, f"argmin over S = 1..{upto}"))
+    where = ", ".join(f"{k} = {v}" for k, v in {**pt, **extra}.items())
+    notes += [f"bytes and split overhead as decode.packed counts them; time and HBM fraction by decode.time "
+              f"({gpu.sms} SMs, {gpu.hbm_bytes_per_s / 10**12:g} TB/s, L = 700 ns, 2 CTAs per SM)",
+              "FlashInfer: chunks of whole pages of P tokens, max_grid_size = ctas_per_sm x SMs; "
+              "vLLM: 512-token partitions (its V1 kernel, S = 1, when that suffices)"]
+    return Table(("rule", "S", "bytes", "split overhead", "time", "HBM fraction", "source"), tuple(rows),
+                 caption=f"split counts on {gpu.name} at {where}", notes=tuple(notes))
+
+
+def run(args, out) -> int:
+    from symbolic.printing.tables import render
+
+    from ..cli import _target
+    from ..report import parse_assignments
+
+    table = splits_table(args.gpu, parse_assignments(args.at))
+    out.write(render(table, _target(args.format, out)) + "\n")
+    return 0
