@@ -1,0 +1,333 @@
+"""``tilebound tune``: score search strategies on the schedule space, study buckets, rate the learned model.
+
+Three reports (the time model is an analytic model, not a GPU: see ``docs/tuning.md``)::
+
+    tilebound tune --gpu H100 --shape 4096,4096,4096 --strategy tpe --budget 100 --seeds 20
+    tilebound tune --shapes course --strategy all --budget 100 --seeds 20 --plot course.png
+    tilebound tune --buckets [--shapes llm-all] [--cache DIR]
+    tilebound tune --learned [--shapes llm]
+
+The score table gives, per strategy over every (shape, seed) run, the median and quartiles of
+best-found / optimum at the budget, Kernel Tuner's methodology score (the share of the gap between random
+search and the optimum a strategy closes), its mean over the budget, and the evaluations to get within 5 %
+of the optimum (:mod:`tuning.scores`).  ``--plot FILE`` draws best-found / optimum against evaluations,
+median and quartile band per strategy (the plot extra).  ``--cache DIR`` replays each shape's
+measurements from a disk cache (:mod:`tuning.cache`), measuring only configs it lacks.
+
+Bad input is one line and exit 2: an unknown strategy, GPU, shape set or bucket scheme; a budget < 1 or
+beyond the space; a size that is not a positive integer; a corrupt cache or one from another space
+version; more runs than ``--max-runs`` (the work is refused up front, and the message says how to raise it).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+from base.errors import BadInput
+
+FORMATS = ("text", "markdown")
+
+
+def add_parser(sub) -> None:
+    s = sub.add_parser("tune", help="score search strategies over the GEMM schedule space (the tune extra)",
+                       description="Score search strategies on the GEMM schedule space's analytic time model: "
+                                   "best-found / optimum, Kernel Tuner's methodology score, evaluations to 5 %%. "
+                                   "--buckets studies tuning per bucket of M; --learned rates the learned cost model.")
+    s.add_argument("--gpu", default="H100", help="GPU of the time model (H100, H200)")
+    s.add_argument("--shape", action="append", default=[], metavar="M,N,K",
+                   help="a GEMM shape C[M,N] = A[M,K] B[K,N]; repeat for several")
+    s.add_argument("--shapes", default=None, metavar="SET",
+                   help="a named shape set: course (lecture 13's four), llm (the LLM score set), llm-all "
+                        "(default: course; llm-all with --buckets)")
+    s.add_argument("--strategy", default="all",
+                   help="strategies, comma-separated, or all (exhaustive, random, coordinate, annealing, genetic, "
+                        "tpe, triton, model, learned; cmaes needs the cmaes package)")
+    s.add_argument("--budget", default="100", help="unique evaluations per run (1..6000)")
+    s.add_argument("--seeds", default="20", help="runs per strategy and shape, seeds 0..SEEDS-1")
+    s.add_argument("--max-runs", default="20000", help="refuse more strategy x shape x seed runs than this")
+    s.add_argument("--per-shape", action="store_true", help="a score table per shape, not only the pooled one")
+    s.add_argument("--cache", default=None, metavar="DIR", help="replay measurements from (and add them to) DIR")
+    s.add_argument("--plot", default=None, metavar="FILE",
+                   help="draw best-found / optimum vs evaluations (median, quartile band) to FILE")
+    s.add_argument("--force", action="store_true", help="overwrite a --plot file tilebound did not write")
+    s.add_argument("--buckets", action="store_true", help="tune per bucket of M (pow2, pow2up, vllm) and report "
+                                                          "each shape's slowdown against its own optimum")
+    s.add_argument("--learned", action="store_true", help="train the learned cost model and report its rank "
+                                                          "quality on shapes it has not seen")
+    s.add_argument("--format", choices=FORMATS, default="text")
+    s.set_defaults(run=run)
+
+
+# ------------------------------------------------------------------------------------------- helpers
+def _int(name: str, text: str, least: int, most: int | None = None) -> int:
+    from base.validate import integer
+    try:
+        v = int(str(text).replace("_", ""))
+    except ValueError:
+        raise BadInput(name, f"must be an integer, got {text!r}") from None
+    return integer(name, v, least=least, most=most)
+
+
+def _shapes(args, default: str) -> tuple:
+    from tuning.shapes import parse_shape, shape_set
+    if args.shape and args.shapes:
+        raise BadInput("shape", "give --shape or --shapes, not both")
+    if args.shape:
+        return tuple(parse_shape(s) for s in args.shape)
+    return shape_set(args.shapes or default)
+
+
+def _strategies(text: str) -> list[str]:
+    from tuning.strategies import DEFAULT_STRATEGIES, get_strategy
+    names = [n.strip() for n in str(text).split(",") if n.strip()]
+    if not names:
+        raise BadInput("strategy", "give a strategy name or all")
+    if names == ["all"]:
+        return list(DEFAULT_STRATEGIES)
+    out = []
+    for n in names:
+        s = get_strategy(n).name
+        if s in out:
+            raise BadInput("strategy", f"{s} is given twice")
+        out.append(s)
+    return out
+
+
+def _q(t: tuple, fmt: str = "{:.3f}") -> str:
+    """``median (q1-q3)``."""
+    q1, med, q3 = t
+    if math.isnan(med):
+        return "—"
+    f = (lambda v: "∞" if math.isinf(v) and v > 0 else "-∞" if math.isinf(v) else fmt.format(v))
+    return f"{f(med)} ({f(q1)}–{f(q3)})"
+
+
+def _evals(t: tuple, budget: int) -> str:
+    q1, med, q3 = t
+    f = (lambda v: f">{budget}" if math.isinf(v) else f"{v:.0f}")
+    return f"{f(med)} ({f(q1)}–{f(q3)})"
+
+
+def _render(table, fmt: str, out) -> None:
+    from symbolic.printing.tables import render
+    out.write(render(table, fmt) + "\n")
+
+
+# ------------------------------------------------------------------------------------------- scores
+def _score_tables(scores: list, title: str):
+    from symbolic.printing.tables import Table
+    budget = scores[0].budget
+    rows = [(s.strategy, s.runs, _q(s.ratio), _q(s.score, "{:.2f}"), _q(s.score_mean, "{:.2f}"),
+             _evals(s.evals_to, budget), f"{s.reached:.0%}", f"{s.overhead_s * 1e3:.1f} ms") for s in scores]
+    main = Table(("strategy", "runs", f"best/opt at {budget}", f"P at {budget}", "mean P", "evals to 5%",
+                  "reached", "own time/run"), tuple(rows), caption=title)
+    marks = list(scores[0].ratio_at)
+    by_t = Table(("strategy",) + tuple(f"t={t}" for t in marks),
+                 tuple((s.strategy,) + tuple(f"{s.ratio_at[t]:.3f}" for t in marks) for s in scores),
+                 caption=f"{title}: median best-found / optimum after t evaluations")
+    return main, by_t
+
+
+def _run_scores(args, out) -> int:
+    from tuning.learned import gpu_constants
+    from tuning.scores import run_many, summarize
+    from tuning.strategies import N_CONFIGS
+
+    k = gpu_constants(args.gpu)
+    shapes = _shapes(args, "course")
+    strategies = _strategies(args.strategy)
+    budget = _int("budget", args.budget, 1, N_CONFIGS)
+    seeds = _int("seeds", args.seeds, 1)
+    max_runs = _int("max-runs", args.max_runs, 1)
+    runs = len(strategies) * len(shapes) * seeds
+    if runs > max_runs:
+        raise BadInput("seeds", f"{len(strategies)} strategies x {len(shapes)} shapes x {seeds} seeds = {runs} runs "
+                                f"of {budget} evaluations, more than --max-runs {max_runs}; "
+                                "give fewer, or raise --max-runs")
+    plot_path = None
+    if args.plot is not None:
+        from symbolic.printing.plot import check_image_path
+
+        from tilebound.output import check_path
+        check_path(args.plot, args.force)
+        plot_path = check_image_path(args.plot)
+    for name in strategies:                    # a missing extra is refused before any work
+        _check_extra(name)
+    replay = None
+    measured = [0]
+    if args.cache is not None:
+        from tuning.cache import TuningCache
+        cache = TuningCache(args.cache, k)
+        memo = {}
+
+        def replay(sh):
+            if sh.mnk not in memo:
+                memo[sh.mnk], n = cache.times(sh)
+                measured[0] += n
+            return memo[sh.mnk]
+
+        for sh in shapes:                       # a corrupt or foreign file is refused before any search
+            replay(sh)
+    groups = {name: run_many(name, shapes, budget, seeds, gpu=k.hw.name, times_of=replay) for name in strategies}
+    if args.cache is not None:
+        sys.stderr.write(f"note: cache {args.cache}: {measured[0]} config measurements added\n")
+    label = f"{k.hw.name}, {len(shapes)} shape{'s' if len(shapes) > 1 else ''}, {seeds} seeds"
+    if len(shapes) == 1:
+        label = f"{k.hw.name}, {shapes[0]}, {seeds} seeds"
+    if args.per_shape and len(shapes) > 1:
+        for j, sh in enumerate(shapes):
+            scores = [summarize([groups[n][j]]) for n in strategies]
+            main, _ = _score_tables(scores, f"{sh} ({sh.name})" if sh.name else str(sh))
+            _render(main, args.format, out)
+            out.write("\n")
+    scores = [summarize(groups[n]) for n in strategies]
+    main, by_t = _score_tables(scores, label)
+    _render(main, args.format, out)
+    out.write("\n")
+    _render(by_t, args.format, out)
+    opt = groups[strategies[0]]
+    if len(shapes) == 1:
+        r = opt[0]
+        out.write(f"\noptimum {r.optimum * 1e6:.2f} us; random search is expected at "
+                  f"{r.baseline[-1] / r.optimum:.3f} x after {budget} evaluations "
+                  "(the analytic time model, not a GPU)\n")
+    if plot_path is not None:
+        _plot(args.plot, groups, shapes, label, args.force)
+        out.write(f"wrote {args.plot}\n")
+    return 0
+
+
+def _check_extra(name: str) -> None:
+    from tuning.learned import require
+    from tuning.strategies import get_strategy
+    needs = get_strategy(name).needs
+    if "optuna" in needs:
+        require("optuna", f"the {name} strategy (Optuna)")
+    if "sklearn" in needs:
+        require("sklearn.ensemble", f"the {name} strategy (scikit-learn)")
+    if "cmaes" in needs:
+        try:
+            import cmaes  # noqa: F401
+        except ImportError:
+            raise BadInput("strategy", "the cmaes strategy needs the cmaes package (Optuna's CMA-ES sampler uses it), "
+                                       "which the tune extra does not install: pip install cmaes") from None
+
+
+def _plot(path: str, groups: dict, shapes: tuple, label: str, force: bool) -> None:
+    import numpy as np
+
+    from symbolic.printing.plot import require_matplotlib
+
+    from tilebound.output import image_metadata, write_with
+
+    plt = require_matplotlib()
+    panels = [[j] for j in range(len(shapes))] if 1 < len(shapes) <= 4 else [list(range(len(shapes)))]
+    cols = 2 if len(panels) > 1 else 1
+    rows = math.ceil(len(panels) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(6.4 * cols, 4.4 * rows), squeeze=False)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for ax, members in zip(axes.flat, panels):
+        for c, (name, runs) in enumerate(groups.items()):
+            ratio = np.vstack([runs[j].ratio() for j in members])
+            ratio = np.where(np.isfinite(ratio), ratio, np.nan)
+            with np.errstate(all="ignore"):
+                import warnings
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    q1, med, q3 = np.nanpercentile(ratio, [25, 50, 75], axis=0)
+            x = np.arange(1, ratio.shape[1] + 1)
+            color = colors[c % len(colors)]
+            ax.plot(x, med, color=color, linewidth=1.6, label=name)
+            ax.fill_between(x, q1, q3, color=color, alpha=0.15, linewidth=0)
+        ax.axhline(1.05, color="0.4", linestyle=":", linewidth=1)
+        ax.set_yscale("log")
+        ax.set_ylim(0.98, 8)
+        ax.set_xlim(1, max(r[0].budget for r in groups.values()))
+        ax.set_xlabel("unique evaluations")
+        ax.set_ylabel("best found / optimum")
+        title = str(shapes[members[0]]) if len(members) == 1 else f"{len(members)} shapes pooled"
+        if len(members) == 1 and shapes[members[0]].name:
+            title += f"\n{shapes[members[0]].name}"
+        ax.set_title(title, fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
+    axes.flat[0].legend(fontsize=8, ncol=2)
+    fig.suptitle(f"best found / optimum: median and quartiles ({label}; analytic model, not a GPU)", fontsize=10)
+    fig.tight_layout()
+
+    def writer(tmp):
+        fig.savefig(tmp, dpi=110, metadata=image_metadata(path))
+
+    try:
+        write_with(path, writer, force)
+    finally:
+        plt.close(fig)
+
+
+# ------------------------------------------------------------------------------------------- buckets
+def _run_buckets(args, out) -> int:
+    from symbolic.printing.tables import Table
+    from tuning.buckets import SCHEMES, bucket_study, summarize_buckets
+    from tuning.learned import gpu_constants
+
+    k = gpu_constants(args.gpu)
+    shapes = _shapes(args, "llm-all")
+    cache = None
+    if args.cache is not None:
+        from tuning.cache import TuningCache
+        cache = TuningCache(args.cache, k)
+    rows = []
+    for scheme in SCHEMES:
+        for s in summarize_buckets(bucket_study(shapes, scheme, k.hw.name, cache)):
+            rows.append((scheme, s.phase, s.shapes, s.tuned, f"{s.median:.3f}", f"{s.p90:.3f}", f"{s.worst:.3f}",
+                         str(s.worst_shape), f"{s.within_5pct:.0%}"))
+    n_nk = len({(s.N, s.K) for s in shapes})
+    rows.append(("per shape", "all", len(shapes), len(shapes), "1.000", "1.000", "1.000", "—", "100%"))
+    table = Table(("scheme", "phase", "shapes", "tuned", "median", "p90", "worst", "worst shape", "within 5%"),
+                  tuple(rows), caption=f"{k.hw.name}: slowdown of the bucket's config against each shape's own optimum "
+                                       f"({len(shapes)} shapes, {n_nk} weight shapes)")
+    _render(table, args.format, out)
+    return 0
+
+
+# ------------------------------------------------------------------------------------------- learned model
+def _run_learned(args, out) -> int:
+    import numpy as np
+
+    from symbolic.printing.tables import Table
+    from tuning.learned import gpu_constants, rank_quality, train
+    from tuning.shapes import COURSE_SHAPES, LLM_SCORE_SHAPES
+
+    k = gpu_constants(args.gpu)
+    sets = ({"given": _shapes(args, "course")} if (args.shape or args.shapes)
+            else {"course": COURSE_SHAPES, "llm": LLM_SCORE_SHAPES})
+    model = train(gpu=k.hw.name)
+    rows = []
+    for name, shapes in sets.items():
+        rq = rank_quality(model, shapes)
+        rows.append((name, len(rq), f"{np.median([r.spearman for r in rq]):.3f}",
+                     f"{np.mean([r.top1_within_5pct for r in rq]):.0%}",
+                     f"{np.median([r.top1_ratio for r in rq]):.3f}",
+                     f"{np.median([r.top10_recall for r in rq]):.2f}",
+                     f"{np.median([r.mse for r in rq]):.4f}", f"{np.median([r.mse_constant for r in rq]):.4f}"))
+    table = Table(("held-out set", "shapes", "Spearman ρ", "top-1 within 5%", "top-1 / opt", "top-10 recall",
+                   "MSE log t", "MSE constant"), tuple(rows),
+                  caption=f"{k.hw.name}: learned cost model ({model.rows} rows from {len(model.train_shapes)} training "
+                          "shapes) on shapes it has not seen (medians over shapes)")
+    _render(table, args.format, out)
+    return 0
+
+
+def run(args, out) -> int:
+    if args.buckets and args.learned:
+        raise BadInput("buckets", "give --buckets or --learned, not both")
+    if args.buckets or args.learned:
+        for flag, given in (("plot", args.plot is not None), ("per-shape", args.per_shape)):
+            if given:
+                raise BadInput(flag, "applies to the score table, not to --buckets or --learned")
+        from tuning.learned import gpu_constants
+        gpu_constants(args.gpu)
+        return _run_buckets(args, out) if args.buckets else _run_learned(args, out)
+    return _run_scores(args, out)

@@ -1,0 +1,236 @@
+"""A disk cache of tuning measurements: one entry per config, keyed by (GPU, space version, shape or bucket).
+
+Layout: ``<root>/<GPU>/<key>.json``, one file per shape (``M4096_N4096_K4096``) or bucket
+(``pow2-M256_N4096_K4096``), holding::
+
+    {"format": 1, "gpu": "H100", "space_version": "3f2a...", "key": "M4096_N4096_K4096",
+     "knobs": ["bm", "bn", "bk", "warps", "stages", "group"],
+     "entries": {"256,128,32,8,4,1": 0.000148..., "256,256,128,8,4,1": null, ...}}
+
+with ``null`` for a config that failed (cannot launch).  **One entry per config measurement**: asking for
+configs adds only those not in the file (:meth:`TuningCache.measure`), so a space that grows re-tunes only
+its new configs.  Triton's autotuner cache keys a result on the whole config list, so adding one config
+re-tunes everything (triton issue #9822; ``docs/conventions.md`` §7).
+
+**Space version** (:func:`space_version`): what a measurement means, so that a stale one is never
+reused: the knob names, the launch rules, the warp grid, the GPU's time-model constants and the source of
+the time model (every function and class of :mod:`tuning.schedule` and :mod:`tuning.l2_estimate`), hashed.
+It does not include the knobs' *values*: adding values to the space keeps the version, and the cache then
+measures only the new configs.  (On a GPU the version would hash the kernel's source and the compiler, as
+Triton's cache key does.)
+
+**Refusals.**  A file that is not valid JSON, lacks a field, or holds a value that is not a positive
+finite time (or ``null``) or a config outside the space is *corrupt*; a file written for another space
+version, GPU or key is *foreign*.  Both are refused with :class:`~base.errors.BadInput` naming ``cache``
+and saying to delete the file; neither is ever silently reused or overwritten.
+
+**Atomic writes.**  A file is written to a temporary file in the same folder, flushed and fsynced, then
+renamed over the old one (``os.replace``), so a reader sees the old file or the new one, never a mix.
+Before writing, the current file is read again and its entries merged, so two tuners that add different
+configs lose nothing unless they write in the same instant (there is no lock).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import math
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from base.errors import BadInput
+
+from . import l2_estimate, schedule
+from .learned import gpu_constants
+from .shapes import Shape, shape as make_shape
+
+__all__ = ["FORMAT", "space_version", "TuningCache", "shape_key", "bucket_key"]
+
+FORMAT = 1
+_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=+-]{0,120}$")
+_FIELDS = {"format", "gpu", "space_version", "key", "knobs", "entries"}
+
+
+def _source(obj) -> str:
+    try:
+        return inspect.getsource(obj)
+    except (OSError, TypeError):
+        code = getattr(obj, "__code__", None)
+        return repr(code.co_code) if code is not None else repr(obj)
+
+
+def _model_source() -> str:
+    parts = []
+    for mod in (schedule, l2_estimate):
+        for name, obj in sorted(vars(mod).items()):
+            if (inspect.isfunction(obj) or inspect.isclass(obj)) and getattr(obj, "__module__", "") == mod.__name__:
+                parts.append(f"{mod.__name__}.{name}\n{_source(obj)}")
+    return "\n".join(parts)
+
+
+def space_version(gpu="H100") -> str:
+    """16 hex digits identifying what a measurement on ``gpu`` means (see the module's docstring)."""
+    k = gpu_constants(gpu)
+    constants = {f: repr(getattr(k, f)) for f in k.__dataclass_fields__ if f != "sources"}
+    described = {
+        "knobs": list(schedule.SPACE),
+        "rules": [(r.key, r.reason, r.source) for r in schedule.LAUNCH_RULES],
+        "warp_grid": sorted(schedule.WARP_GRID.items()),
+        "mma": list(schedule.MMA_TILE),
+        "constants": constants,
+        "model": hashlib.sha256(_model_source().encode()).hexdigest(),
+    }
+    return hashlib.sha256(json.dumps(described, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def shape_key(shape) -> str:
+    """The cache key of a shape: ``M4096_N4096_K4096``."""
+    M, N, K = _mnk(shape)
+    return f"M{M}_N{N}_K{K}"
+
+
+def bucket_key(scheme: str, bucket_m: int, N: int, K: int) -> str:
+    """The cache key of a bucket: ``<scheme>-M<bucket M>_N<N>_K<K>``."""
+    return f"{scheme}-{shape_key((bucket_m, N, K))}"
+
+
+def _mnk(shape) -> tuple:
+    if isinstance(shape, Shape):
+        return shape.mnk
+    try:
+        M, N, K = shape
+    except (TypeError, ValueError):
+        raise BadInput("shape", f"must be (M, N, K), got {shape!r}") from None
+    return make_shape(M, N, K).mnk
+
+
+def _config_text(c: schedule.GemmConfig) -> str:
+    return ",".join(str(v) for v in c.as_tuple())
+
+
+class TuningCache:
+    """Per-config measurements of one GPU under ``root`` (created on first write)."""
+
+    def __init__(self, root, gpu="H100"):
+        if root is None or not str(root).strip():
+            raise BadInput("cache", "an empty folder name; give the folder that holds (or will hold) the cache")
+        self.root = Path(root)
+        if self.root.exists() and not self.root.is_dir():
+            raise BadInput("cache", f"{str(self.root)!r} is a file, not a folder")
+        k = gpu_constants(gpu)
+        self.constants = k
+        self.gpu = k.hw.name
+        self.version = space_version(k)
+
+    # ----------------------------------------------------------------------------- files
+    def path(self, key: str) -> Path:
+        if not isinstance(key, str) or not _KEY.match(key):
+            raise BadInput("key", f"a cache key is letters, digits and _.=+- (at most 121), got {key!r}")
+        return self.root / self.gpu / f"{key}.json"
+
+    def load(self, key: str) -> dict:
+        """``{GemmConfig: seconds or inf}`` of the entries under ``key`` (empty when there is no file);
+        :class:`~base.errors.BadInput` naming ``cache`` for a corrupt or foreign file."""
+        path = self.path(key)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            raise BadInput("cache", f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+        return self._parse(path, key, raw)
+
+    def _corrupt(self, path: Path, why: str) -> BadInput:
+        return BadInput("cache", f"{str(path)!r} is corrupt ({why}); it is not used: delete it to re-tune")
+
+    def _parse(self, path: Path, key: str, raw: bytes) -> dict:
+        try:
+            doc = json.loads(raw.decode("utf-8"), parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise self._corrupt(path, f"not JSON: {exc}") from None
+        if not isinstance(doc, dict) or set(doc) != _FIELDS:
+            raise self._corrupt(path, f"needs exactly the fields {', '.join(sorted(_FIELDS))}")
+        if doc["format"] != FORMAT:
+            raise BadInput("cache", f"{str(path)!r} has format {doc['format']!r}, this tilebound reads {FORMAT}; "
+                                    "it is not used: delete it to re-tune")
+        if doc["space_version"] != self.version or doc["gpu"] != self.gpu or doc["knobs"] != list(schedule.SPACE):
+            raise BadInput("cache", f"{str(path)!r} was written for another space (version {doc['space_version']!r}, "
+                                    f"GPU {doc['gpu']!r}, knobs {doc['knobs']!r}); this is version {self.version!r} "
+                                    f"on {self.gpu}: it is not reused; delete it, or give another cache folder")
+        if doc["key"] != key:
+            raise BadInput("cache", f"{str(path)!r} holds key {doc['key']!r}, not {key!r}: it is not used; delete it")
+        entries = doc["entries"]
+        if not isinstance(entries, dict):
+            raise self._corrupt(path, "entries is not an object")
+        out = {}
+        for text, t in entries.items():
+            try:
+                values = [int(v) for v in text.split(",")]
+                c = schedule.GemmConfig(*values)
+            except (ValueError, TypeError):
+                raise self._corrupt(path, f"entry {text!r} is not a config of the space") from None
+            if t is None:
+                out[c] = math.inf
+            elif isinstance(t, bool) or not isinstance(t, (int, float)) or not (math.isfinite(t) and t > 0):
+                raise self._corrupt(path, f"entry {text!r} has time {t!r}, not a positive number or null")
+            else:
+                out[c] = float(t)
+        return out
+
+    def _write(self, key: str, entries: dict) -> None:
+        path = self.path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BadInput("cache", f"cannot create {str(path.parent)!r}: {exc.strerror or exc}") from None
+        merged = {**self.load(key), **entries}          # a concurrent writer's entries are kept
+        doc = {"format": FORMAT, "gpu": self.gpu, "space_version": self.version, "key": key,
+               "knobs": list(schedule.SPACE),
+               "entries": {_config_text(c): (None if math.isinf(t) else t)
+                           for c, t in sorted(merged.items(), key=lambda kv: kv[0].as_tuple())}}
+        data = json.dumps(doc, indent=0).encode("utf-8")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise BadInput("cache", f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+        finally:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+    # ----------------------------------------------------------------------------- measurements
+    def measure(self, key: str, configs: Sequence, measure: Callable) -> tuple[np.ndarray, int]:
+        """Times of ``configs`` under ``key``: cached ones from the file, the others from
+        ``measure(list of GemmConfig) -> times`` (called once, on the missing configs only), then stored.
+        Returns ``(times in the order of configs, how many were measured now)``."""
+        configs = [c if isinstance(c, schedule.GemmConfig) else schedule.GemmConfig(*c) for c in configs]
+        have = self.load(key)
+        missing = list(dict.fromkeys(c for c in configs if c not in have))
+        if missing:
+            new = np.asarray(measure(missing), dtype=float)
+            if new.shape != (len(missing),):
+                raise ValueError(f"measure returned {new.shape} times for {len(missing)} configs")
+            fresh = dict(zip(missing, (float(t) for t in new)))
+            self._write(key, fresh)
+            have.update(fresh)
+        return np.array([have[c] for c in configs]), len(missing)
+
+    def times(self, shape, key: str | None = None, configs: Sequence | None = None) -> tuple[np.ndarray, int]:
+        """Times of ``configs`` (default: every config of the space) on ``shape`` through the cache, measured by
+        the analytic model when missing; ``key`` defaults to :func:`shape_key`."""
+        M, N, K = _mnk(shape)
+        configs = schedule.all_configs() if configs is None else configs
+        return self.measure(shape_key((M, N, K)) if key is None else key, configs,
+                            lambda cs: schedule.times_for_shape(M, N, K, configs=cs, hw=self.constants))

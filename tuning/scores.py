@@ -1,0 +1,158 @@
+"""Scores of search strategies over many seeds: how close, how much better than random, how fast.
+
+For a strategy on one shape, each seed's run gives ``F_t``, the best time after ``t`` unique evaluations
+(:meth:`~tuning.strategies.SearchResult.best_so_far`).  With ``S_opt`` the shape's optimum (from the
+whole landscape, :func:`tuning.schedule.times_for_shape`):
+
+* **best-found / optimum** ``F_t / S_opt`` (1 is the optimum);
+* **Kernel Tuner's methodology score** ``P_t = (S_random(t) - F_t) / (S_random(t) - S_opt)`` (Willemsen et
+  al., arXiv 2509.26300; ``docs/conventions.md`` §7): the share of the gap between random search and the
+  optimum that the strategy closes; 0 is random search, 1 the optimum, below 0 worse than random.
+  ``S_random(t)`` is *calculated*, not sampled, as the methodology's ``RandomSearchCalculatedBaseline``
+  does: the best of ``t`` draws without replacement from ``n`` configs has expected rank ``(n + 1)/(t + 1)``
+  (1 = fastest), so ``S_random(t)`` is the time at that rank in the sorted space, every config that cannot
+  launch sorted last (they count, as for the strategies).  Before a run has found any config that launches,
+  ``F_t`` counts as the slowest launchable time; where ``S_random(t) = S_opt`` (random search is expected to
+  hold the optimum already) ``P_t`` is undefined and left out (NaN);
+* **evaluations to within 5 %**: the first ``t`` with ``F_t <= 1.05 S_opt`` (none within the budget: not reached).
+
+:func:`summarize` reports, per strategy, the median and the quartiles over all (shape, seed) runs of
+``F_B / S_opt`` and ``P_B`` at the budget ``B``, of the mean of ``P_t`` over ``t = 1..B`` (the aggregate
+score the methodology averages over time), and of the evaluations to within 5 % (a run that never got
+there counts as more than ``B``; the median is shown as ``> B`` when over half did not).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from base.validate import integer
+
+from . import schedule
+from .learned import gpu_constants
+from .shapes import Shape, shape as make_shape
+from .strategies import check_budget, get_strategy, run_search
+
+__all__ = ["Runs", "random_baseline", "run_many", "StrategyScore", "summarize", "WITHIN"]
+
+#: "near the optimum": within 5 %
+WITHIN = 1.05
+
+
+def random_baseline(times: np.ndarray, budget: int) -> np.ndarray:
+    """``S_random(t)`` for ``t = 1..budget``: the time at the expected rank ``(n + 1)/(t + 1)`` of the best
+    of ``t`` draws without replacement (configs that cannot launch, ``inf``, sorted last)."""
+    ts = np.sort(np.asarray(times, dtype=float))
+    n = len(ts)
+    t = np.arange(1, budget + 1)
+    rank = np.clip(np.rint((n + 1) / (t + 1)).astype(int), 1, n)      # 1 = fastest
+    return ts[rank - 1]
+
+
+@dataclass(frozen=True)
+class Runs:
+    """All seeds of one strategy on one shape."""
+
+    strategy: str
+    shape: Shape
+    budget: int
+    results: tuple                      # SearchResult per seed
+    optimum: float
+    slowest: float                      # the slowest launchable time
+    baseline: np.ndarray = field(repr=False)   # S_random(t), t = 1..budget
+
+    def best(self) -> np.ndarray:
+        """``[seeds, budget]`` best-so-far times."""
+        return np.vstack([r.best_so_far() for r in self.results])
+
+    def ratio(self) -> np.ndarray:
+        """``F_t / S_opt`` (``inf`` until a config launches)."""
+        return self.best() / self.optimum
+
+    def methodology(self) -> np.ndarray:
+        """``P_t`` per seed and ``t`` (see the module's definition)."""
+        f = np.minimum(self.best(), self.slowest)
+        gap = self.baseline - self.optimum
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = (self.baseline - f) / gap
+        p[:, gap <= 0] = np.nan
+        return p
+
+    def evals_to(self, within: float = WITHIN) -> np.ndarray:
+        """Per seed, the first ``t`` (1-based) with ``F_t <= within x S_opt``; ``inf`` when not within the budget."""
+        hit = self.best() <= within * self.optimum
+        first = np.argmax(hit, axis=1) + 1.0
+        first[~hit.any(axis=1)] = np.inf
+        return first
+
+    @property
+    def overhead_s(self) -> np.ndarray:
+        return np.array([r.overhead_s for r in self.results])
+
+
+def run_many(strategy: str, shapes: Sequence, budget: int, seeds: int | Sequence[int] = 20, gpu="H100",
+             times_of=None) -> list[Runs]:
+    """Run ``strategy`` with each seed on each shape; one :class:`Runs` per shape.  ``seeds`` is a count
+    (seeds ``0..seeds-1``) or the seeds themselves; ``times_of(shape)`` (default: the analytic model) gives a
+    shape's times, e.g. replayed from a cache."""
+    get_strategy(strategy)
+    budget = check_budget(budget)
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+        seeds = range(integer("seeds", seeds, least=1))
+    seeds = [integer("seed", s, least=0) for s in seeds]
+    k = gpu_constants(gpu)
+    out = []
+    for s in shapes:
+        sh = s if isinstance(s, Shape) else make_shape(*s)
+        times = (schedule.times_for_shape(*sh.mnk, hw=k) if times_of is None
+                 else np.asarray(times_of(sh), dtype=float))
+        finite = times[np.isfinite(times)]
+        results = tuple(run_search(strategy, sh, budget, seed, gpu=k.hw.name, times=times) for seed in seeds)
+        out.append(Runs(strategy, sh, budget, results, float(finite.min()), float(finite.max()),
+                        random_baseline(times, budget)))
+    return out
+
+
+def _quartiles(x: np.ndarray) -> tuple:
+    x = np.asarray(x, dtype=float)
+    x = x[~np.isnan(x)]
+    if not len(x):
+        return (math.nan, math.nan, math.nan)
+    return tuple(float(v) for v in np.percentile(x, [25, 50, 75], method="lower" if np.isinf(x).any() else "linear"))
+
+
+@dataclass(frozen=True)
+class StrategyScore:
+    """Quartiles ``(q1, median, q3)`` over every (shape, seed) run of one strategy at one budget."""
+
+    strategy: str
+    budget: int
+    runs: int
+    ratio: tuple                   # F_B / S_opt
+    score: tuple                   # P_B
+    score_mean: tuple              # mean over t of P_t
+    evals_to: tuple                # evaluations to within 5 % (inf: not reached)
+    reached: float                 # share of runs that got within 5 %
+    overhead_s: float              # median wall seconds of the strategy's own work per run
+    ratio_at: dict                 # {t: median F_t / S_opt} at a few budgets t <= B
+
+
+def summarize(runs: Sequence[Runs], at: Sequence[int] = (10, 25, 50, 100, 200, 500, 1000)) -> StrategyScore:
+    """Pool the :class:`Runs` of one strategy (one shape or many) into a :class:`StrategyScore`."""
+    if not runs:
+        raise ValueError("nothing to summarize")
+    budget = runs[0].budget
+    ratio = np.vstack([r.ratio() for r in runs])
+    p = np.vstack([r.methodology() for r in runs])
+    ev = np.concatenate([r.evals_to() for r in runs])
+    with np.errstate(invalid="ignore"):
+        p_mean = np.array([np.nanmean(row) if np.isfinite(row).any() else np.nan for row in p])
+    marks = sorted({t for t in at if t < budget} | {budget})
+    return StrategyScore(
+        runs[0].strategy, budget, len(ratio), _quartiles(ratio[:, -1]), _quartiles(p[:, -1]), _quartiles(p_mean),
+        _quartiles(ev), float(np.isfinite(ev).mean()), float(np.median(np.concatenate([r.overhead_s for r in runs]))),
+        {t: float(np.median(ratio[:, t - 1])) for t in marks})
