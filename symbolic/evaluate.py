@@ -5,7 +5,8 @@ beyond 2**53.  Here an expression is compiled once into a closure over Python in
 :class:`fractions.Fraction`, so ``N = 3*10**9`` (or ``10**30``) evaluates exactly, far faster than
 ``expr.subs(...)``.  Supported: integers, rationals, symbols, ``+ * **``, ``ceiling``, ``floor``,
 ``Min``, ``Max``, ``Piecewise``, relations, ``Abs``, ``Mod``, :class:`~symbolic.floorsum.gcd`,
-:class:`~symbolic.floorsum.FloorSum` (by its closed form) and finite
+:class:`~symbolic.floorsum.FloorSum` (by its closed form), a ``sympy.Function`` whose class defines
+``exact_value(*ints) -> int`` (by that), and finite
 ``Sum``: a sum of ``floor(affine in the index)`` in O(log) steps (:func:`symbolic.floorsum.floor_sum`), any
 other sum by a loop over the index.  Anything else raises ``TypeError`` at compile time, never a silent float.
 """
@@ -74,6 +75,11 @@ def _compile(e: sp.Basic) -> Callable[[dict], object]:
         return lambda env: math.floor(f(env))
     if isinstance(e, FloorSum):                       # a lattice-point sum: by its closed form
         return _compile(e.closed_form())
+    if isinstance(e, sp.Function) and callable(getattr(type(e), "exact_value", None)):
+        # a node that evaluates itself exactly from its arguments' values (e.g. gemm_l2's wave sum, by its
+        # closed form; the LRU count of gemm.l2.lru): ints in, an int out
+        fs, value = [_compile(a) for a in e.args], type(e).exact_value
+        return lambda env: value(*(_int(f(env), e) for f in fs))
     if isinstance(e, gcd):
         fa, fb = (_compile(x) for x in e.args)
         return lambda env: math.gcd(_int(fa(env), e), _int(fb(env), e))
