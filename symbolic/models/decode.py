@@ -159,23 +159,27 @@ def split_counts():
     return nb, nbps, s_ne, split
 
 
-def table_entries() -> sp.Expr:
+def table_entries(divisible: bool = False) -> sp.Expr:
     """Block-table entries one head group reads per sequence: the pages each key block touches, summed
     (module docstring): ``ceil(N_k/P) + (nb - 1) - floor((nb - 1) gcd(P, B_n) / P)``."""
-    nb = sp.ceiling(N_k / B_n)
+    nb = N_k / B_n if divisible else sp.ceiling(N_k / B_n)
     return sp.ceiling(N_k / P) + (nb - 1) - sp.floor((nb - 1) * gcd(P, B_n) / P)
 
 
-def counts(packed: bool, paged: bool) -> dict:
-    """Elements per tensor class, totals, bytes, FLOPs, CTAs and the split overhead (module docstring)."""
+def counts(packed: bool, paged: bool, divisible: bool = False) -> dict:
+    """Elements per tensor class, totals, bytes, FLOPs, CTAs and the split overhead (module docstring).
+    ``divisible``: the same loops when ``B_n S`` divides ``N_k`` - ``nb = N_k/B_n`` blocks, ``nbps =
+    N_k/(B_n S)`` a split, every split holding blocks (``S_ne = S``)."""
     nb, nbps, s_ne, split = split_counts()
+    if divisible:
+        nb, nbps, s_ne = N_k / B_n, N_k / (B_n * S), S
     G = H_kv if packed else H
     R = B * H * L_q
     q = {
         "reads_Q": R * d * s_ne,
         "reads_K": B * G * N_k * d,
         "reads_V": B * G * N_k * d_v,
-        "reads_table": B * G * table_entries() if paged else sp.Integer(0),
+        "reads_table": B * G * table_entries(divisible) if paged else sp.Integer(0),
         "reads_O_s": split * R * S * d_v,
         "reads_LSE_s": split * R * S,
         "writes_O_s": split * R * S * d_v,
@@ -223,7 +227,6 @@ def _regime(packed: bool, paged: bool) -> Regime:
 
 
 def _build(name: str, packed: bool, paged: bool) -> Model:
-    t = sp.Dummy("t", integer=True, positive=True)        # N_k = B_n S t: every split holds t blocks
     params = (B, H, H_kv, L_q, N_k, d, d_v, B_n, S) + ((P,) if paged else ())
     defaults = {"B": 1, "H": 32, "H_kv": 8, "L_q": 1, "N_k": 32768, "d": 128, "d_v": 128, "B_n": 128, "S": 1}
     if paged:
@@ -236,7 +239,8 @@ def _build(name: str, packed: bool, paged: bool) -> Model:
         counts(packed, paged),
         params=params,
         units=_units(paged),
-        divisible_subs={N_k: B_n * S * t},
+        divisible_forms=counts(packed, paged, divisible=True),
+        divisible_note="B_n S divides N_k: every split holds N_k/(B_n S) key blocks, none is empty",
         regime=_regime(packed, paged),
         asymptotic_quantity="bytes",
         lower_bounds={f"compulsory: K, V once per {'KV' if packed else 'query'} head, Q once, O once (bytes)":

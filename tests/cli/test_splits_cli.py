@@ -1,0 +1,83 @@
+"""``tilebound splits`` and the decode tables on the command line.
+
+The split counts expected are worked out by hand in tests/unit/test_decode_splits.py (FA2 29, FA3 15,
+FlashInfer 33, vLLM 64 for a Llama-3-8B-like decode at 32k keys on an H100); bad input is one line on
+stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tilebound.cli import main
+
+
+def run(capsys, *argv):
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def rows(out: str) -> dict:
+    """``{rule: [cells]}`` from the text table: the rule is the text before the split count."""
+    table = {}
+    for line in out.splitlines():
+        cells = line.split()
+        for i, c in enumerate(cells):
+            if c.isdigit():
+                table[" ".join(cells[:i])] = cells[i:]
+                break
+    return table
+
+
+LLAMA = ("--at", "B=1", "H=32", "H_kv=8", "L_q=1", "N_k=32768", "d=128")
+
+
+def test_one_row_per_rule_with_its_split_count(capsys):
+    rc, out, err = run(capsys, "splits", "--gpu", "H100", *LLAMA)
+    assert rc == 0 and err == ""
+    t = rows(out)
+    assert {r: t[r][0] for r in ("FlashAttention-2", "FlashAttention-3", "FlashInfer", "vLLM", "no split")} == \
+        {"FlashAttention-2": "29", "FlashAttention-3": "15", "FlashInfer": "33", "vLLM": "64", "no split": "1"}
+    assert "decode.time optimum" in t
+    # the unsplit kernel: 8 CTAs, 358 us, 11 % of HBM bandwidth; every rule's count is far better
+    # cells: S, bytes (2), split overhead (2), time (2), HBM fraction, source
+    assert t["no split"][3:8] == ["0", "B", "358", "µs", "0.112"]
+    for r in ("FlashAttention-2", "FlashAttention-3", "FlashInfer", "vLLM"):
+        assert float(t[r][7]) > 0.8
+    assert "on H100" in out and "132 SMs" in out
+
+
+def test_gpu_changes_the_counts(capsys):
+    rc, out, _ = run(capsys, "splits", "--gpu", "A100", *LLAMA)
+    assert rc == 0 and rows(out)["FlashAttention-2"][0] == "24"        # 8 S / 216 >= 0.85 x best
+
+
+def test_markdown_and_latex(capsys):
+    for fmt in ("markdown", "latex"):
+        rc, out, _ = run(capsys, "splits", *LLAMA, "--format", fmt)
+        assert rc == 0 and "FlashInfer" in out
+
+
+@pytest.mark.parametrize("argv,param", [
+    (("--gpu", "X100"), "gpu"),
+    (("--at", "H=33"), "H_kv"),
+    (("--at", "N_k=0"), "N_k"),
+    (("--at", "foo=1"), "foo"),
+    (("--at", "Nk=5"), "Nk"),
+    (("--at", "P=0"), "P"),
+    (("--at", "d=1.5"), "d"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, param):
+    rc, out, err = run(capsys, "splits", *argv)
+    assert rc == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith(f"tilebound: {param}: ")
+
+
+def test_time_table_over_the_splits(capsys):
+    rc, out, err = run(capsys, "table", "decode.time", "--vary", "S=1..128", "-q", "time", "-q", "hbm_fraction",
+                       "--at", "B=1", "H=32", "H_kv=8", "d=128", "N_k=32768")
+    assert rc == 0
+    data = [ln.split() for ln in out.splitlines() if ln.strip()[:1].isdigit()]
+    assert [r[0] for r in data] == ["1", "2", "4", "8", "16", "32", "64", "128"]
+    assert data[0][1:3] == ["358", "µs"]
