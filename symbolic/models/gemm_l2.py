@@ -1,4 +1,4 @@
-"""HBM reads of a tiled GEMM under its launch order: the exact counts and the ``gemm.l2`` model.
+"""HBM reads of a tiled GEMM under its launch order: the exact counts and the ``gemm.l2`` models.
 
 Setting (the ``GROUP_M`` launch order of Triton's matmul tutorial, section "L2 Cache Optimizations";
 ``docs/conventions.md`` §4.4).  The output ``C`` (``M x N``) is cut into ``t_m x t_n`` tiles
@@ -15,31 +15,30 @@ Setting (the ``GROUP_M`` launch order of Triton's matmul tutorial, section "L2 C
 (``rows_m x K`` elements, ``rows_m = min(B_M, M - m B_M)``) and the *B column panel* ``n``
 (``K x cols_n``), one ``B_K``-deep chunk per K-step.
 
-Parameters of the model (typed as shown, ``--at G_M=8,P=132``): the GEMM's ``M, N, K, B_M, B_N``
+Parameters of the models (typed as shown, ``--at G_M=8,P=132``): the GEMM's ``M, N, K, B_M, B_N, B_K``
 (:mod:`symbolic.models.gemm`'s), ``G_M`` - Triton's ``GROUP_M``, the tile rows launched together -
-and ``P`` - the programs of one wave, i.e. SMs x co-resident blocks per SM.
+``P`` - the programs of one wave, i.e. SMs x co-resident blocks per SM - and, for the LRU count,
+``capacity`` - the L2 in elements.
 
-Assumptions of the formulas (``NOTE:`` the simulator :mod:`numeric.l2cache` checks them):
+The cache is the one :mod:`numeric.l2cache` simulates: programs run in **waves** of ``P`` consecutive
+pids that advance through ``K`` in lockstep, each requesting its A chunk, then its B chunk, at every
+step, through an LRU cache whose lines are those chunks.  Three exact counts (elements; multiply by
+the element size; writes of ``C`` not included):
 
-1. **Waves.**  Programs run in waves of ``P`` consecutive pids; the programs of a wave advance
-   through ``K`` in lockstep, each requesting its A chunk then its B chunk at every step.
-2. **Within a wave** a chunk requested by several programs is fetched from HBM once: true for an LRU
-   cache that holds one K-step's chunks of a wave (:func:`step_footprint` elements).
-3. **Across waves**, either nothing survives (:func:`wave_reads`: every wave fetches each panel it
-   uses, exact when the cache is smaller than :func:`reuse_floor`), or everything does
-   (:func:`compulsory_reads` ``= M K + K N``: exact when the whole of A and B fits).
+* :func:`wave_reads` (``hbm_reads_no_reuse``): every wave fetches each panel it uses, nothing survives
+  from one wave to the next.  An **exact count** of that rule, in closed form (:func:`wave_reads`, by
+  quadratic floor sums, :mod:`symbolic.floor_moments`), so it evaluates at any size up to ``10**30`` in
+  well under a millisecond; the LRU's misses equal it when ``step_footprint <= capacity < reuse_floor``
+  and never exceed it for ``capacity >= step_footprint`` (an **upper bound**).
+* :func:`compulsory_reads` (``hbm_reads_fits``) ``= M K + K N``: a **lower bound** of any cache, equal
+  to the LRU's misses once ``M K + K N <= capacity``.
+* ``hbm_reads_lru`` (model ``gemm.l2.lru``): the LRU's misses **exactly**, at any capacity of at least
+  one step's footprint, counted without simulating (:mod:`symbolic.gemm_lru`: stack distances in
+  closed form, O(waves) NumPy work, refused beyond its budget of waves).
 
-Hence for an LRU cache of at least ``step_footprint`` elements::
-
-    compulsory_reads  <=  HBM reads  <=  wave_reads
-
-with equality on the right below ``reuse_floor`` and on the left once ``M K + K N`` fits.  Between
-the two, the time model's float *estimate* lives in :mod:`tuning.l2_estimate` (not here: it is not a
-count).  :mod:`verify.checks.gemm` checks both exact regimes and the bounds against the LRU simulator.
-Counts are elements; multiply by the element size.  Writes of ``C`` (``M N`` elements) are not
-included: each tile is stored once whatever the order.  :func:`wave_reads_formula` is ``wave_reads``
-as a SymPy sum over waves (its summation index a ``sympy.Dummy``), and :func:`wave_values` is the one
-derivation both back ends share.
+:mod:`verify.checks.gemm` checks all three against the simulator.  :func:`wave_values` is the one
+derivation of a pid range's panels that every back end shares (integer arrays, SymPy).  NumPy is
+imported only when an array is computed (``tilebound list`` stays light).
 """
 
 from __future__ import annotations
@@ -47,23 +46,26 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-import numpy as np
 import sympy as sp
 
 from base import validate
 
+from ..floor_moments import floor_prefix, floor_prefix_sums, floor_sums
 from ..model import Model
 from ..params import param
 from ..registry import defines
-from .gemm import B_M, B_N, K, M, N
+from .gemm import B_K, B_M, B_N, K, M, N
 
-__all__ = ["G_M", "P", "ceil_div", "tile_of", "launch_order", "wave_values", "sum_over_waves", "panel_sums",
-           "wave_panels", "valid_elements", "wave_reads", "compulsory_reads", "step_footprint", "reuse_floor",
-           "wave_reads_formula", "NumpyOps", "SympyOps", "l2"]
+__all__ = ["G_M", "P", "capacity", "ceil_div", "tile_of", "launch_order", "wave_values", "sum_over_waves",
+           "panel_sums", "wave_panels", "valid_elements", "wave_reads", "wave_reads_periodic", "compulsory_reads",
+           "step_footprint", "reuse_floor", "wave_reads_formula", "WaveReads", "LRUReads", "NumpyOps", "SympyOps",
+           "l2", "l2_lru"]
 
 # ------------------------------------------------------------------------------------- parameters
 G_M = param("G_M", "GROUP_M: tile rows launched together (Triton's matmul tutorial); 1 = row-major", latex="G_M")
 P = param("P", "programs per wave: SMs x co-resident blocks per SM", latex="P")
+capacity = param("capacity", "L2 capacity in elements (H100/H200: 50 MB = 25,000,000 FP16 elements)",
+                 latex=r"C_{\mathrm{L2}}")
 
 _pos = validate.positive_int
 
@@ -87,16 +89,22 @@ def launch_order(t_m: int, t_n: int, G_M: int) -> list[tuple[int, int]]:
     return [tile_of(p, t_m, t_n, G_M) for p in range(t_m * t_n)]
 
 
+def _np():
+    import numpy
+    return numpy
+
+
 class NumpyOps:
-    """Integer arrays: exact (int64) and vectorised."""
-    minimum = staticmethod(np.minimum)
-    where = staticmethod(np.where)
+    """Integer arrays: exact (int64, or object arrays of Python ints) and vectorised.  NumPy is imported
+    on first use, not with the module."""
+    minimum = staticmethod(lambda a, b: _np().minimum(a, b))
+    where = staticmethod(lambda c, a, b: _np().where(c, a, b))
     eq = staticmethod(lambda a, b: a == b)
     ge = staticmethod(lambda a, b: a >= b)
     lt = staticmethod(lambda a, b: a < b)
-    and_ = staticmethod(np.logical_and)
-    or_ = staticmethod(np.logical_or)
-    not_ = staticmethod(np.logical_not)
+    and_ = staticmethod(lambda a, b: _np().logical_and(a, b))
+    or_ = staticmethod(lambda a, b: _np().logical_or(a, b))
+    not_ = staticmethod(lambda a: _np().logical_not(a))
     mod = staticmethod(lambda a, b: a % b)
 
 
@@ -175,6 +183,8 @@ def sum_over_waves(tm: int, tn: int, group: int, wave: int, fn, width_out: int, 
     ng = -(-tm // group)
     w_reg = min(W, ((ng - 1) * width) // wave)       # waves ending before the last group starts
 
+    np = _np()
+
     def direct(a, b):
         tot = [0] * width_out
         for c in range(a, b, _CHUNK):
@@ -200,7 +210,7 @@ def _values_of_waves(tm, tn, group, wave):
 
     def fn(w):
         s = w * wave
-        return wave_values(s, np.minimum(s + wave, T), tm, tn, group)
+        return wave_values(s, _np().minimum(s + wave, T), tm, tn, group)
     return fn
 
 
@@ -216,6 +226,7 @@ def wave_panels(t_m: int, t_n: int, G_M: int, P: int) -> list[tuple[int, int, bo
     column panel)`` (see :func:`wave_values` for the derivation)."""
     t_m, t_n, G_M, P = _pos("t_m", t_m), _pos("t_n", t_n), _pos("G_M", G_M), _pos("P", P)
     T = t_m * t_n
+    np = _np()
     s = np.arange(0, T, P, dtype=np.int64)
     e = np.minimum(s + P, T)
     r, c, lr, lc = wave_values(s, e, t_m, t_n, G_M)
@@ -227,15 +238,84 @@ def _check(M, N, K, B_M, B_N, G_M, P):
             _pos("G_M", G_M), _pos("P", P))
 
 
-def wave_reads(M: int, N: int, K: int, B_M: int, B_N: int, G_M: int, P: int) -> int:
-    """Elements read from HBM when no panel survives in L2 from one wave to the next (assumption 3, first
-    case): ``sum over waves of (valid rows of its distinct A panels + valid columns of its distinct B
-    panels) x K``.  A partial last panel counts its valid rows (``M - (t_m - 1) B_M``) / columns.
-    The vectorised back end of :func:`wave_reads_formula` (model ``gemm.l2``, ``hbm_reads_no_reuse``)."""
+def wave_reads_periodic(M: int, N: int, K: int, B_M: int, B_N: int, G_M: int, P: int) -> int:
+    """:func:`wave_reads` wave by wave: ``K x`` the sum over waves of the valid rows of each wave's distinct
+    A panels plus the valid columns of its distinct B panels (:func:`wave_values`), summed over the period
+    of the waves inside full groups (:func:`sum_over_waves`): O(``G_M t_n``) time.  A second derivation,
+    kept to check the closed form."""
     M, N, K, B_M, B_N, G_M, P = _check(M, N, K, B_M, B_N, G_M, P)
     tm, tn = ceil_div(M, B_M), ceil_div(N, B_N)
     nr, nc, lr, lc = panel_sums(tm, tn, G_M, P)
     return K * valid_elements(nr, nc, lr, lc, M, N, B_M, B_N, tm, tn)
+
+
+def _fs(n: int, a: int, b: int, c: int) -> int:
+    return floor_sums(n, a, b, c)[0] if n > 0 else 0
+
+
+def wave_reads(M: int, N: int, K: int, B_M: int, B_N: int, G_M: int, P: int) -> int:
+    """Elements read from HBM when no panel survives in L2 from one wave to the next: ``K x`` the sum over
+    waves of the valid rows of each wave's distinct A panels plus the valid columns of its distinct B
+    panels (model ``gemm.l2``, ``hbm_reads_no_reuse``; a partial last panel counts its valid part).
+
+    In closed form, O(log) steps at any size.  Counted by panel instead of by wave: the waves that touch
+    a panel.  Row ``m`` of a group of ``gs`` rows is used by the pids ``x, x + gs, .., x + (t_n - 1) gs``
+    (``x`` its first), so it meets ``t_n`` waves if ``gs >= P`` and otherwise every wave from ``x // P``
+    to ``(x + (t_n - 1) gs) // P``; summed over the rows of the full groups (``x = g W + r``, ``W = G_M
+    t_n``) that is a double sum of floors whose inner sum over ``r`` is ``S(y + G_M) - S(y)`` with
+    ``S(y) = sum_{t<y} floor(t/P)``, a quadratic in ``floor(y/P)``: :func:`symbolic.floor_moments.floor_prefix_sums`.
+    Column ``n`` is used by a block of ``gs`` consecutive pids in every group, meeting
+    ``(y + gs - 1) // P - y // P + 1`` waves (``y`` the block's first pid): plain floor sums over
+    ``j = g t_n + n``.  A wave that holds the blocks of one column in two consecutive groups (a wave
+    longer than about a group) counts that column once: those pairs are subtracted, again by floor sums.
+    The last group (``t_m - (ceil(t_m/G_M) - 1) G_M`` rows), the last row and the last column (partial
+    panels) are corrected term by term.  :func:`wave_reads_periodic` and the SymPy sum over waves
+    (:func:`wave_reads_formula`) are the same number wave by wave; the tests compare all three."""
+    M, N, K, B_M, B_N, G_M, P = _check(M, N, K, B_M, B_N, G_M, P)
+    tm, tn = ceil_div(M, B_M), ceil_div(N, B_N)
+    G, W = G_M, G_M * tn                              # rows per full group, pids per group
+    nf = ceil_div(tm, G) - 1                          # full groups (the last group apart)
+    gl, bl = tm - nf * G, nf * W                      # rows of the last group, its first pid
+
+    def row_waves(x, gs):                             # waves meeting the row whose first pid is x
+        return tn if gs >= P else (x + (tn - 1) * gs) // P - x // P + 1
+
+    # rows: full groups, then the last group
+    if G >= P:
+        r_full = nf * G * tn
+    else:
+        L = (tn - 1) * G
+        r_full = (floor_prefix_sums(nf, W, L + G, P) - floor_prefix_sums(nf, W, L, P)
+                  - floor_prefix_sums(nf, W, G, P) + floor_prefix_sums(nf, W, 0, P) + nf * G)
+    if gl >= P:
+        r_last = gl * tn
+    else:
+        L = (tn - 1) * gl
+        r_last = (floor_prefix(bl + L + gl, P) - floor_prefix(bl + L, P) - floor_prefix(bl + gl, P)
+                  + floor_prefix(bl, P) + gl)
+    rows = B_M * (r_full + r_last) - (tm * B_M - M) * row_waves(bl + gl - 1, gl)
+    # column blocks: full groups (j = g t_n + n, first pid j G), the last group, the last column's blocks
+    c_full = _fs(nf * tn, G, G - 1, P) - _fs(nf * tn, G, 0, P) + nf * tn
+    c_last = _fs(tn, gl, bl + gl - 1, P) - _fs(tn, gl, bl, P) + tn
+    y = bl + (tn - 1) * gl
+    last_col = _fs(nf, W, W - 1, P) - _fs(nf, W, W - G, P) + nf + (y + gl - 1) // P - y // P + 1
+    # one column's blocks in consecutive groups inside one wave: its end u and the next block's start
+    # u + d share a wave iff no multiple of P lies in (u, u + d]
+    d = W - G + 1
+    pairs = max(nf - 1, 0)                            # pairs of full groups
+    if d < P:
+        twice = pairs * tn - _fs(pairs * tn, G, G - 1 + d, P) + _fs(pairs * tn, G, G - 1, P)
+        twice_last = pairs - _fs(pairs, W, W - 1 + d, P) + _fs(pairs, W, W - 1, P)
+    else:
+        twice = twice_last = 0
+    if nf >= 1:                                       # the last full group and the last group: d shrinks with n
+        first = (0 if d < P else tn) if G == gl else min(tn, max(0, (d - P) // (G - gl) + 1))
+        u0, cnt = (nf - 1) * W + G - 1, tn - first
+        twice += cnt - _fs(cnt, gl, bl + first * gl, P) + _fs(cnt, G, u0 + first * G, P)
+        u, v = u0 + (tn - 1) * G, bl + (tn - 1) * gl
+        twice_last += int(u // P == v // P)
+    cols = B_N * (c_full + c_last - twice) - (tn * B_N - N) * (last_col - twice_last)
+    return K * (rows + cols)
 
 
 def compulsory_reads(M: int, N: int, K: int) -> int:
@@ -244,11 +324,14 @@ def compulsory_reads(M: int, N: int, K: int) -> int:
 
 
 def step_footprint(M: int, N: int, B_M: int, B_N: int, B_K: int, G_M: int, P: int) -> int:
-    """Largest number of elements one K-step of one wave touches (distinct A and B chunks, full
-    chunks): the least cache for which assumption 2 holds."""
-    tm, tn = ceil_div(_pos("M", M), _pos("B_M", B_M)), ceil_div(_pos("N", N), _pos("B_N", B_N))
-    B_K = _pos("B_K", B_K)
-    return max(nr * B_M * B_K + nc * B_N * B_K for nr, nc, _, _ in wave_panels(tm, tn, _pos("G_M", G_M), _pos("P", P)))
+    """The largest number of elements one ``B_K``-deep K-step of one wave touches: the valid rows of
+    its distinct A panels plus the valid columns of its distinct B panels, times ``B_K``.  An LRU
+    cache at least this large keeps every chunk a wave re-uses inside a step (assumption 2 of
+    :mod:`symbolic.gemm_lru`); the exact count refuses smaller ones.  O(waves)."""
+    M, N, B_M, B_N = _pos("M", M), _pos("N", N), _pos("B_M", B_M), _pos("B_N", B_N)
+    B_K, G_M, P = _pos("B_K", B_K), _pos("G_M", G_M), _pos("P", P)
+    from ..gemm_lru import max_wave_elements
+    return max_wave_elements(M, N, B_M, B_N, G_M, P) * B_K
 
 
 def reuse_floor(M: int, N: int, K: int, B_M: int, B_N: int, B_K: int, G_M: int, P: int) -> int:
@@ -262,16 +345,16 @@ def reuse_floor(M: int, N: int, K: int, B_M: int, B_N: int, B_K: int, G_M: int, 
     tm, tn, tk = ceil_div(M, B_M), ceil_div(N, B_N), ceil_div(K, B_K)
     if tk < 3:
         return 0
-    least = min(valid_elements(nr, nc, lr, lc, M, N, B_M, B_N, tm, tn) for nr, nc, lr, lc in wave_panels(tm, tn, G_M, P))
-    return (tk - 2) * B_K * least
+    from ..gemm_lru import min_wave_elements
+    return (tk - 2) * B_K * min_wave_elements(M, N, B_M, B_N, G_M, P)
 
 
-# ------------------------------------------------------------------------------------- the formula
+# ------------------------------------------------------------------------------------- the models
 def wave_reads_formula() -> sp.Expr:
-    """:func:`wave_reads` as a SymPy expression: a finite sum over the ``ceil(t_m t_n / P)`` waves of the
+    """:func:`wave_reads` as it is defined: a SymPy sum over the ``ceil(t_m t_n / P)`` waves of the
     per-wave panel counts of :func:`wave_values` (SymPy back end), in the parameters ``M, N, K, B_M,
-    B_N, G_M, P``.  Evaluates exactly with :func:`symbolic.evaluate.compile_exact` (one loop step per
-    wave)."""
+    B_N, G_M, P``.  Compiled as is it loops once per wave; the model's quantity is :class:`WaveReads`,
+    which prints as this sum and evaluates by the closed form."""
     w = sp.Dummy("w", integer=True, nonnegative=True)      # the wave index
     tm, tn = sp.ceiling(M / B_M), sp.ceiling(N / B_N)
     T = tm * tn
@@ -282,19 +365,93 @@ def wave_reads_formula() -> sp.Expr:
     return sp.Sum(term, (w, 0, sp.ceiling(T / P) - 1))
 
 
+class _CountNode(sp.Function):
+    """A count that evaluates itself (``exact_value``, Python ints in and out) and prints as what it stands
+    for (``_display``)."""
+
+    is_integer = True
+    is_nonnegative = True
+
+    def _tilebound_text(self, printer):
+        return printer._print(self._display())
+
+    def _tilebound_latex(self, printer, exp=None):
+        tex = printer._print(self._display())
+        return rf"\left({tex}\right)^{{{exp}}}" if exp else tex
+
+    def _sympystr(self, printer):
+        return printer._print(self._display())
+
+    _latex = _tilebound_latex
+
+
+class WaveReads(_CountNode):
+    """``WaveReads(M, N, K, B_M, B_N, G_M, P)``: :func:`wave_reads`.  Prints as the sum over waves it is
+    (:meth:`as_sum`, :func:`wave_reads_formula` at these arguments) and evaluates by the closed form."""
+
+    nargs = 7
+
+    @staticmethod
+    def exact_value(M, N, K, B_M, B_N, G_M, P):
+        return wave_reads(M, N, K, B_M, B_N, G_M, P)
+
+    def as_sum(self) -> sp.Sum:
+        return wave_reads_formula().subs(dict(zip((M, N, K, B_M, B_N, G_M, P), self.args)), simultaneous=True)
+
+    def _display(self):
+        return self.as_sum()
+
+
+class LRUReads(_CountNode):
+    """``LRUReads(M, N, K, B_M, B_N, B_K, G_M, P, capacity)``: the misses (elements) of an LRU L2 of
+    ``capacity`` elements under the launch order, exactly (:func:`symbolic.gemm_lru.lru_reads`).  No
+    SymPy form: it prints as the function it is, ``lru_misses(...)``."""
+
+    nargs = 9
+
+    @staticmethod
+    def exact_value(M, N, K, B_M, B_N, B_K, G_M, P, capacity):
+        from ..gemm_lru import lru_reads
+        return lru_reads(M, N, K, B_M, B_N, B_K, G_M, P, capacity)
+
+    def _display(self):
+        return sp.Function("lru_misses")(*self.args)
+
+
+_NO_REUSE_NOTE = ("hbm_reads_no_reuse: an exact count of the no-reuse rule (every wave fetches each panel it "
+                  "uses), evaluated in closed form at any size; it equals the LRU's misses for step_footprint "
+                  "<= capacity < reuse_floor and bounds them from above for any capacity >= step_footprint")
+_FITS_NOTE = "hbm_reads_fits: a lower bound of any cache; the LRU's misses exactly once M K + K N <= capacity"
+_DEFAULTS = {"M": 4096, "N": 4096, "K": 4096, "B_M": 128, "B_N": 128, "G_M": 8, "P": 132}
+_SOURCE = ("the GROUP_M launch order of Triton's matmul tutorial, section \"L2 Cache Optimizations\" "
+           "(docs/conventions.md §4.4)")
+
+
 @defines("gemm.l2", "HBM reads of A and B under the GROUP_M launch order, waves of P programs: no reuse across "
-                    "waves, or all of A and B in L2")
+                    "waves (exact rule, an upper bound of LRU), or all of A and B in L2 (a lower bound)")
 def l2():
     return Model("gemm.l2", "HBM reads of the tiled GEMM through an L2, by launch order (GROUP_M = G_M, waves of P)",
-                 {"hbm_reads_no_reuse": wave_reads_formula(), "hbm_reads_fits": M * K + K * N},
+                 {"hbm_reads_no_reuse": WaveReads(M, N, K, B_M, B_N, G_M, P), "hbm_reads_fits": M * K + K * N},
                  params=(M, N, K, B_M, B_N, G_M, P),
                  units={"hbm_reads_no_reuse": "elements", "hbm_reads_fits": "elements"},
+                 asymptotic_quantity="hbm_reads_fits", defaults=dict(_DEFAULTS), source=_SOURCE,
+                 notes=(_NO_REUSE_NOTE, _FITS_NOTE,
+                        "the LRU's misses at a given capacity, exactly: model gemm.l2.lru (hbm_reads_lru)"))
+
+
+@defines("gemm.l2.lru", "HBM reads of A and B through an LRU L2 of `capacity` elements under the GROUP_M launch "
+                        "order: the exact count, with its two bounds")
+def l2_lru():
+    return Model("gemm.l2.lru", "Exact LRU misses of the tiled GEMM's lockstep waves (GROUP_M = G_M, waves of P, "
+                                "B_K-deep steps, an L2 of `capacity` elements)",
+                 {"hbm_reads_lru": LRUReads(M, N, K, B_M, B_N, B_K, G_M, P, capacity),
+                  "hbm_reads_no_reuse": WaveReads(M, N, K, B_M, B_N, G_M, P), "hbm_reads_fits": M * K + K * N},
+                 params=(M, N, K, B_M, B_N, B_K, G_M, P, capacity),
+                 units={"hbm_reads_lru": "elements", "hbm_reads_no_reuse": "elements", "hbm_reads_fits": "elements"},
                  asymptotic_quantity="hbm_reads_fits",
-                 defaults={"M": 4096, "N": 4096, "K": 4096, "B_M": 128, "B_N": 128, "G_M": 8, "P": 132},
-                 source="the GROUP_M launch order of Triton's matmul tutorial, section \"L2 Cache Optimizations\" "
-                        "(docs/conventions.md §4.4)",
-                 notes=("hbm_reads_no_reuse: exact for an LRU L2 with step_footprint <= capacity < reuse_floor "
-                        "(nothing survives from one wave to the next); an upper bound for any larger L2",
-                        "hbm_reads_fits: exact (and a lower bound) once M K + K N elements fit in the L2",
-                        "between the two, the time model uses an estimate (tuning.l2_estimate.hbm_reads), "
-                        "not a count"))
+                 defaults=dict(_DEFAULTS, B_K=64, capacity=25_000_000), source=_SOURCE,
+                 notes=("hbm_reads_lru: exact - the misses of numeric.l2cache's LRU simulation, counted from reuse "
+                        "distances in closed form (symbolic.gemm_lru: Mattson's stack property with chunk sizes); "
+                        "refused (one line) for capacity below one K-step's footprint or beyond "
+                        "symbolic.gemm_lru.EXACT_WAVES_BUDGET waves",
+                        "hbm_reads_fits <= hbm_reads_lru <= hbm_reads_no_reuse: " + _NO_REUSE_NOTE + "; " + _FITS_NOTE))

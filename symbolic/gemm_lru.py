@@ -1,0 +1,424 @@
+"""The exact LRU misses of a tiled GEMM's launch order, counted without simulating (model ``gemm.l2.lru``).
+
+Setting: the launch order of :mod:`symbolic.models.gemm_l2` (Triton's ``GROUP_M`` order, waves of ``P``
+consecutive pids that advance through ``K`` in lockstep, each program requesting its A chunk, then its
+B chunk, at every K-step) feeding an LRU cache of ``capacity`` elements whose lines are tile chunks of
+their own size: ``("A", row m, step k)`` of ``rows_m x depth_k`` elements and ``("B", column n, step
+k)`` of ``depth_k x cols_n`` (``rows_m``, ``cols_n``: the valid rows / columns of the panel;
+``depth_k = B_K`` but the last step's ``d_L = K - (t_k - 1) B_K``).  This is the cache
+:mod:`numeric.l2cache` simulates; :mod:`verify.checks.gemm` compares the two at every point it draws.
+
+**Lemma 1 (what LRU holds).**  If every line fits (``size <= capacity``), the cache holds exactly the
+longest prefix of the recency stack (all lines ever touched, most recent first) whose sizes sum to at
+most ``capacity``.  By induction over requests: a hit moves a line inside the held prefix to the top,
+so the held set and its sum are unchanged and the next line still does not fit; a miss puts the line
+on top and evicts from the bottom until the sum fits, which leaves the longest prefix that fits (the
+first line not held did not fit before, and does not now).  Hence a request for line ``X`` **hits iff
+``X`` was touched before and ``D + size(X) <= capacity``**, where ``D`` is the total size of the
+distinct lines other than ``X`` touched since ``X``'s last use (Mattson et al., "Evaluation techniques
+for storage hierarchies", IBM Systems Journal 9(2), 1970: the stack property; here with sizes).
+
+**Lemma 2 (reuse inside a wave).**  A chunk used again within the same wave is used at the same
+K-step, and everything touched in between belongs to that step of that wave; with ``capacity >=``
+:func:`symbolic.models.gemm_l2.step_footprint` (the largest valid size of one K-step of one wave) the request hits.  A smaller
+capacity is refused (:class:`~base.errors.BadInput` naming ``capacity``).
+
+**Lemma 3 (reuse across waves).**  Let chunk ``X`` of step ``k`` be used last in wave ``w`` by pid
+``p_last`` and next in wave ``w' > w`` first by pid ``p_first``.  With ``f[a, b)`` the valid elements
+per unit of depth of the rows and columns that the pids ``a .. b-1`` touch (:func:`symbolic.models.gemm_l2.wave_values`),
+the distinct lines in between are, step by step: at every step ``j > k`` the chunks of the pids
+``[s_w, s_w')`` (the rest of wave ``w`` and the waves between), at every step ``j < k`` those of
+``[s_{w+1}, e_w')`` (the waves between and the start of ``w'``), and at step ``k`` those requested
+after ``X`` in wave ``w`` through those before it in ``w'``: the chunks of ``[p_last, p_first)``
+less ``X`` for an A chunk (``p_last``'s own B chunk included), of ``(p_last, p_first]`` less ``X`` for
+a B chunk (``p_first``'s A chunk included).  So with ``a = f[s_w, s_w')``, ``b = f[s_{w+1}, e_w')``
+and ``x = f[p_last, p_first)`` (A) or ``f(p_last, p_first]`` (B) - ``x`` counts ``X``'s own row or
+column, so ``x`` per unit depth is ``D``'s step-``k`` part plus ``size(X)`` -::
+
+    D_k + size(X) = a (sum of depth_j, j > k) + b (sum of depth_j, j < k) + x depth_k
+
+which is linear in ``k`` for ``k < t_k - 1``: the steps that miss form an interval, counted in closed
+form (:func:`_missing_steps`), and the last step is one test.  First uses miss: ``K (M + N)`` in all.
+
+**Pieces (what makes it fast).**  Every cross-wave reuse of wave ``w'`` (starting at pid ``s`` in
+group ``g``, ``gs`` rows in that group) is one of three kinds, each a run of chunks with a constant
+``x``, size and previous wave once cut at a few points:
+
+* *continuing rows* - the rows of group ``g`` used before ``s``: their first pids in ``w'`` are
+  ``q in [max(s, start_g + gs), min(s + gs, e, end_g))`` with ``p_last = q - gs``; ``x`` is the group's
+  rows plus the one or two columns of the window ``[q - gs, q)``;
+* *the column at s* - when ``s`` is inside a column's block of ``gs`` pids: ``p_last = s - 1``,
+  ``x`` = the row and column of ``s``;
+* *columns re-entering* - columns whose block in group ``g`` (or ``g + 1``) starts inside ``w'`` while
+  their block in the group before ended before ``s``: ``p_last`` = that block's last pid, and
+  ``x = N + G_M B_M + (valid rows of group g's head)`` (``n = 0`` and ``n = t_n - 1`` apart).
+
+So a wave has a bounded number of pieces (at most 6 + 1 + 2 x 3 x (previous waves they span)), and
+the count costs O(waves) NumPy work, with no per-chunk loop; :func:`lru_reads_many` does many tilings
+of one problem at once (the time model: all 6000 configs of a shape in one pass).
+
+**Cost and budget.**  The work is proportional to the waves ``ceil(t_m t_n / P)``; a count over more
+than :data:`EXACT_WAVES_BUDGET` waves is refused up front (:class:`~base.errors.BadInput` naming
+``M``, with the waves it would take and how to raise the budget).  Values beyond int64 fall back to
+Python ints (object arrays).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from base import validate
+from base.errors import BadInput
+
+from .models.gemm_l2 import valid_elements, wave_values
+
+__all__ = ["EXACT_WAVES_BUDGET", "lru_reads", "lru_reads_many", "max_wave_elements", "min_wave_elements", "waves"]
+
+#: the most waves one exact count visits (about 1 s per million waves on one core); raise it with
+#: ``symbolic.gemm_lru.EXACT_WAVES_BUDGET = ...`` or the ``budget`` argument
+EXACT_WAVES_BUDGET = 1 << 21
+
+#: waves processed per NumPy pass (bounds memory: about 20 arrays of ~10 pieces a wave)
+_CHUNK_WAVES = 1 << 15
+
+_INT64_SAFE = 1 << 62
+
+_pos = validate.positive_int
+
+
+def waves(M: int, N: int, B_M: int, B_N: int, P: int) -> int:
+    """``ceil(t_m t_n / P)``: the waves of the launch (the count's work)."""
+    T = -(-_pos("M", M) // _pos("B_M", B_M)) * -(-_pos("N", N) // _pos("B_N", B_N))
+    return -(-T // _pos("P", P))
+
+
+def _column(name, values) -> np.ndarray:
+    """A sequence of positive integers as an int64 array (Python ints beyond int64 as an object array);
+    :class:`~base.errors.BadInput` naming ``name`` otherwise."""
+    a = np.asarray(values)
+    if a.ndim != 1:
+        a = a.reshape(-1)
+    if a.dtype.kind in "iu" and a.size:
+        if (a < 1).any():
+            raise BadInput(name, f"must be >= 1, got {int(a.min())}")
+        return a.astype(np.int64)
+    checked = [_pos(name, v) for v in a.tolist()]
+    return np.array(checked, dtype=np.int64 if all(v < _INT64_SAFE for v in checked) else object)
+
+
+def lru_reads(M: int, N: int, K: int, B_M: int, B_N: int, B_K: int, G_M: int, P: int, capacity: int,
+              budget: int | None = None) -> int:
+    """HBM reads (elements) of the LRU L2 of ``capacity`` elements under the launch order: exactly what
+    :func:`numeric.l2cache.simulate_l2` counts, by Lemmas 1-3 above.  ``capacity`` below
+    one K-step's footprint (:func:`max_wave_elements` x ``min(B_K, K)``) and launches of more than ``budget`` (default :data:`EXACT_WAVES_BUDGET`)
+    waves are refused with :class:`~base.errors.BadInput`."""
+    return lru_reads_many(M, N, K, [B_M], [B_N], [B_K], [G_M], [P], capacity, budget=budget)[0]
+
+
+def lru_reads_many(M: int, N: int, K: int, B_M, B_N, B_K, G_M, P, capacity: int, budget: int | None = None,
+                   refuse: bool = True) -> list:
+    """:func:`lru_reads` for many tilings of one problem (equal-length sequences ``B_M``, ``B_N``, ``B_K``,
+    ``G_M``, ``P``), computed together: the pieces depend on ``(B_M, B_N, G_M, P)`` only, so tilings that
+    differ only in ``B_K`` share them.  With ``refuse=False`` a tiling the count cannot take (over the
+    budget, or ``capacity`` below its step footprint) gives ``None`` instead of raising."""
+    M, N, K, capacity = _pos("M", M), _pos("N", N), _pos("K", K), _pos("capacity", capacity)
+    cols = [_column(n, v) for n, v in (("B_M", B_M), ("B_N", B_N), ("B_K", B_K), ("G_M", G_M), ("P", P))]
+    if len({len(c) for c in cols}) != 1:
+        raise BadInput("B_M", "B_M, B_N, B_K, G_M and P must have one value per tiling")
+    budget = EXACT_WAVES_BUDGET if budget is None else _pos("budget", budget)
+    n = len(cols[0])
+    if n == 0:
+        return []
+    bm, bn, bk, gm, p = cols
+    tm, tn = -(-M // bm), -(-N // bn)
+    T = tm * tn
+    p = np.minimum(p, T)                              # a wave larger than the launch is the whole launch
+    W = -(-T // p)
+    if M * K + K * N <= capacity:                     # everything fits: each chunk fetched once
+        return [M * K + K * N] * n
+    over = np.flatnonzero(W > budget)
+    if len(over) and refuse:
+        i = int(over[0])
+        raise BadInput("M" if tm[i] >= tn[i] else "N",
+                       f"the exact LRU count visits every wave: {int(W[i]):,} waves here (t_m = {int(tm[i]):,}, "
+                       f"t_n = {int(tn[i]):,}, P = {int(p[i]):,}), over the budget of {budget:,}; raise "
+                       f"symbolic.gemm_lru.EXACT_WAVES_BUDGET (about 1 s per million waves), or use the "
+                       f"exact bounds hbm_reads_fits <= LRU <= hbm_reads_no_reuse (model gemm.l2)")
+    out: list = [None] * n
+    ok = np.flatnonzero(W <= budget)
+    if not len(ok):
+        return out
+    # the pieces depend on (B_M, B_N, G_M, P): one base tiling per distinct quadruple
+    quad = np.stack([bm[ok], bn[ok], gm[ok], p[ok]], axis=1)
+    bases, base_of = np.unique(quad, axis=0, return_inverse=True)
+    base_of = base_of.reshape(-1)
+    order = np.argsort(base_of, kind="stable")                     # tilings grouped by base, B_K variants together
+    nvar = np.bincount(base_of, minlength=len(bases))
+    Wb = -(-(-(-M // bases[:, 0]) * -(-N // bases[:, 1])) // bases[:, 3])
+    first, vfirst = 0, 0
+    while first < len(bases):                                       # chunks of about _CHUNK_WAVES waves
+        last = first + max(1, int(np.searchsorted(np.cumsum(Wb[first:]), _CHUNK_WAVES, side="right")))
+        nv = int(nvar[first:last].sum())
+        members = ok[order[vfirst:vfirst + nv]]
+        res = _count_bases(M, N, K, capacity, bases[first:last], nvar[first:last], bk[members])
+        for i, r in zip(members.tolist(), res):
+            out[i] = r
+        first, vfirst = last, vfirst + nv
+    for i in range(n):
+        if isinstance(out[i], BadInput):
+            if refuse:
+                raise out[i]
+            out[i] = None
+    return out
+
+
+def _wave_elements(M, N, B_M, B_N, G_M, P, reduce):
+    """``reduce`` (max or min) over the waves of their valid elements per unit depth; O(waves), refused
+    beyond :data:`EXACT_WAVES_BUDGET` waves."""
+    tm, tn = -(-M // B_M), -(-N // B_N)
+    T = tm * tn
+    P = min(P, T)
+    W = -(-T // P)
+    if W > EXACT_WAVES_BUDGET:
+        raise BadInput("M" if tm >= tn else "N", f"this visits every wave: {W:,} waves here (t_m = {tm:,}, t_n = "
+                                                 f"{tn:,}, P = {P:,}), over the budget of {EXACT_WAVES_BUDGET:,} "
+                                                 f"(symbolic.gemm_lru.EXACT_WAVES_BUDGET)")
+    dt = _dtype(M, N, 1, T, P, 1)
+    out = None
+    for c in range(0, W, _CHUNK_WAVES):
+        s = np.arange(c, min(W, c + _CHUNK_WAVES), dtype=np.int64).astype(dt) * P
+        f = valid_elements(*wave_values(s, np.minimum(s + P, T), tm, tn, G_M), M, N, B_M, B_N, tm, tn)
+        v = int(reduce(f))
+        out = v if out is None else int(reduce(np.array([out, v], dtype=object)))
+    return out
+
+
+def max_wave_elements(M: int, N: int, B_M: int, B_N: int, G_M: int, P: int) -> int:
+    """The largest valid elements per unit depth of one wave (distinct rows x their valid rows plus distinct
+    columns x their valid columns): times the step depth, one K-step's footprint."""
+    return _wave_elements(M, N, B_M, B_N, G_M, P, np.max)
+
+
+def min_wave_elements(M: int, N: int, B_M: int, B_N: int, G_M: int, P: int) -> int:
+    """The least valid elements per unit depth of one wave."""
+    return _wave_elements(M, N, B_M, B_N, G_M, P, np.min)
+
+
+# ----------------------------------------------------------------------------------------- internals
+def _dtype(M, N, K, T, P, capacity):
+    """int64 when every intermediate (pids, sizes x depths, the capacity) stays below 2**62."""
+    big = max(T + 2 * P, (M + N) * 4 * K + 4 * capacity, (M + N) * T)
+    return np.int64 if big < _INT64_SAFE else object
+
+
+class _Waves:
+    """Per-wave columns (one entry per wave of every base tiling) and the launch order's small rules.
+    ``take(idx)`` is a lazy selection: a column is indexed when first read."""
+
+    def __init__(self, **columns):
+        self.__dict__.update(columns)
+
+    def take(self, idx) -> "_Waves":
+        return _Taken(self, idx)
+
+    def group_size(self, grp):                        # rows of group grp (the last may be short)
+        return np.minimum(self.g, self.tm - grp * self.g)
+
+    def rows_valid(self, m):                          # valid rows of tile row m
+        return self.bm - (m == self.tm - 1) * self.short_M
+
+    def cols_valid(self, c):                          # valid columns of tile column c
+        return self.bn - (c == self.tn - 1) * self.short_N
+
+    def head_rows(self, grp, j, gsz):                 # valid rows among the first j rows of group grp
+        return j * self.bm - ((grp == self.ng - 1) & (j == gsz)) * self.short_M
+
+
+class _Taken(_Waves):
+    def __init__(self, src: _Waves, idx):
+        self.__dict__.update(_src=src, _idx=idx)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        value = getattr(self._src, name)[self._idx]
+        self.__dict__[name] = value
+        return value
+
+    def take(self, idx) -> "_Waves":
+        return _Taken(self._src, self._idx[idx])
+
+
+def _count_bases(M, N, K, capacity, bases, nvar, bk) -> list:
+    """Exact reads for tilings grouped by base ``(B_M, B_N, G_M, P)`` (rows of ``bases``; ``nvar[j]``
+    consecutive entries of ``bk`` are base ``j``'s ``B_K`` values): a value per entry of ``bk``, or a
+    :class:`~base.errors.BadInput` where ``capacity`` is below that tiling's step footprint."""
+    Tmax = int((-(-M // bases[:, 0]) * -(-N // bases[:, 1])).max())
+    dt = _dtype(M, N, K, Tmax, int(bases[:, 3].max()), capacity)
+    BM, BN, G, P = (bases[:, i].astype(dt) for i in range(4))
+    tm, tn = -(-M // BM), -(-N // BN)
+    T = tm * tn
+    W = (-(-T // P)).astype(np.int64)
+    nb = len(bases)
+    start = np.concatenate(([0], np.cumsum(W)[:-1])).astype(np.int64)
+    which = np.repeat(np.arange(nb), W)                                # base tiling of each flat wave
+    wq = (np.arange(len(which), dtype=np.int64) - start[which]).astype(dt)
+    bm, bn, g, p, tm_, tn_, T_ = (v[which] for v in (BM, BN, G, P, tm, tn, T))
+    s = wq * p
+    e = np.minimum(s + p, T_)
+    v = _Waves(bm=bm, bn=bn, g=g, p=p, tm=tm_, tn=tn_, A=g * tn_, ng=-(-tm_ // g), s=s, e=e,
+               short_M=tm_ * bm - M, short_N=tn_ * bn - N, flat=np.arange(len(s), dtype=np.int64))
+    v.g0 = s // v.A                                                    # the group of s
+    v.o = s - v.g0 * v.A                                               # s's place in it
+    v.gs0 = v.group_size(v.g0)
+    v.c0 = v.o // v.gs0                                                # s's column
+    v.j0 = v.o - v.c0 * v.gs0                                          # s's place in its column's block
+    f = valid_elements(*wave_values(s, e, tm_, tn_, g), M, N, bm, bn, tm_, tn_)   # f[s_w, e_w) per wave
+    pieces = _continuing_rows(v) + _column_at_start(v) + _columns_reentering(v, N)
+    if not pieces:
+        pieces = [(np.zeros(0, dtype=np.int64),) + (np.zeros(0, dtype=dt),) * 4]
+    if True:
+        I = np.concatenate([pc[0] for pc in pieces])
+        x, size, w, cnt = (np.concatenate([pc[i] for pc in pieces]) for i in range(1, 5))
+    # a = f[s_w, s_w'), b = f[s_{w+1}, e_w'): the two waves' own f where w' = w + 1
+    wI = wq[I]
+    adj = w == wI - 1
+    a = np.where(adj, f[np.maximum(I - 1, 0)], 0)
+    b = np.where(adj, f[I], 0)
+    far = np.flatnonzero(~adj)
+    if len(far):
+        u = v.take(I[far])
+        wf = w[far]
+        a[far] = valid_elements(*wave_values(wf * u.p, wI[far] * u.p, u.tm, u.tn, u.g), M, N, u.bm, u.bn, u.tm, u.tn)
+        b[far] = valid_elements(*wave_values((wf + 1) * u.p, u.e, u.tm, u.tn, u.g), M, N, u.bm, u.bn, u.tm, u.tn)
+    # every B_K of each base tiling: the pieces repeated once per variant
+    vstart = np.concatenate(([0], np.cumsum(nvar)[:-1])).astype(np.int64)
+    flat_bk = np.asarray(bk).astype(dt)
+    tile = which[I]
+    reps = nvar[tile]
+    pick = np.repeat(np.arange(len(I)), reps)
+    vidx = np.repeat(vstart[tile], reps) + (np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps))
+    miss = cnt[pick] * size[pick] * _missing_steps(a[pick], b[pick], x[pick], K, flat_bk[vidx], capacity)
+    if dt is np.int64:
+        totals = np.bincount(vidx, weights=None, minlength=len(flat_bk)) * 0
+        np.add.at(totals, vidx, miss)
+    else:
+        totals = np.zeros(len(flat_bk), dtype=object)
+        for i, m in zip(vidx.tolist(), miss.tolist()):
+            totals[i] += int(m)
+    # Lemma 2: capacity >= (largest f of a wave) x min(B_K, K)
+    fmax = np.maximum.reduceat(f, start)
+    foot = np.repeat(fmax, nvar) * np.minimum(flat_bk, K)
+    base_of = np.repeat(np.arange(nb), nvar)
+    out = []
+    for t, (tot, ft) in enumerate(zip(totals.tolist(), foot.tolist())):
+        if ft > capacity:
+            j = base_of[t]
+            out.append(BadInput("capacity", f"{capacity:,} elements is below one K-step's footprint {ft:,} "
+                                            f"(B_M = {bases[j][0]}, B_N = {bases[j][1]}, B_K = {int(flat_bk[t])}, "
+                                            f"G_M = {bases[j][2]}, P = {bases[j][3]}): the LRU would evict inside "
+                                            f"a step, which the exact count does not cover"))
+        else:
+            out.append(K * (M + N) + int(tot))
+    return out
+
+
+def _continuing_rows(v: _Waves) -> list:
+    """Rows of the group of ``s`` used before ``s``: first pids ``q in [lo, hi)`` of the wave,
+    ``p_last = q - gs``; cut where the window ``[q - gs, q)`` turns one column, at the group's last
+    row (a short size) and where ``q - gs`` enters the next wave."""
+    gA = v.g0 * v.A
+    lo = np.maximum(v.s, gA + v.gs0)
+    hi = np.maximum(lo, np.minimum(np.minimum(v.s + v.gs0, v.e), gA + v.A))
+    aligned = gA + (-(-v.o // v.gs0)) * v.gs0
+    last_row = gA + v.o + (v.gs0 - 1 - v.j0) % v.gs0
+    wave_cut = v.gs0 + v.p * (-(-(lo - v.gs0) // v.p))
+    cuts = np.stack([lo, aligned, aligned + 1, last_row, last_row + 1, wave_cut, hi], axis=1)
+    cuts = np.minimum(np.maximum(cuts, lo[:, None]), hi[:, None])
+    cuts.sort(axis=1)
+    out = []
+    for i in range(cuts.shape[1] - 1):
+        cnt = cuts[:, i + 1] - cuts[:, i]
+        keep = np.flatnonzero(cnt > 0)
+        if not len(keep):
+            continue
+        u, q = v.take(keep), cuts[keep, i]
+        gA = u.g0 * u.A
+        win = q - u.gs0 - gA                                           # the window's first local pid
+        c1 = win // u.gs0
+        one = win % u.gs0 == 0
+        x = u.head_rows(u.g0, u.gs0, u.gs0) + u.cols_valid(c1) + np.where(one, 0, u.cols_valid(np.minimum(c1 + 1, u.tn - 1)))
+        size = u.rows_valid(u.g0 * u.g + (q - gA) % u.gs0)
+        out.append((keep, x, size, (q - u.gs0) // u.p, cnt[keep]))
+    return out
+
+
+def _column_at_start(v: _Waves) -> list:
+    """The column whose block holds ``s`` and ``s - 1``: ``p_last = s - 1``, ``x`` = ``s``'s row and column."""
+    keep = np.flatnonzero(v.j0 != 0)
+    if not len(keep):
+        return []
+    u = v.take(keep)
+    size = u.cols_valid(u.c0)
+    x = u.rows_valid(u.g0 * u.g + u.j0) + size
+    return [(keep, x, size, (u.s - 1) // u.p, np.ones(len(keep), dtype=x.dtype))]
+
+
+def _columns_reentering(v: _Waves, N: int) -> list:
+    """Columns whose block in group ``g0`` (``n >= ceil(o / gs0)``) or ``g0 + 1`` (``n <= c0 - 1``)
+    starts inside the wave while their block in the group before ended before ``s``; ``p_last`` = that
+    block's last pid ``(grp - 1) A + n G_M + G_M - 1``.  Cut by the wave of ``p_last`` and at ``n = 1`` and
+    ``n = t_n - 1`` (where ``x`` and the size change)."""
+    out = []
+    for part in (0, 1):
+        grp = v.g0 + part
+        exists = (grp >= 1) & (grp <= v.ng - 1)
+        gsg = np.where(exists, v.group_size(np.minimum(grp, v.ng - 1)), 1)
+        if part == 0:
+            n_lo = -(-v.o // v.gs0)
+            n_hi = np.minimum(v.tn - 1, (v.e - 1 - grp * v.A) // gsg)
+        else:
+            n_lo = np.zeros_like(v.s)
+            n_hi = np.minimum(np.minimum(v.c0 - 1, v.tn - 1), (v.e - 1 - grp * v.A) // gsg)
+        n_hi = np.where(exists, n_hi, n_lo - 1)
+        base = (grp - 1) * v.A + v.g - 1                              # p_last of column n: base + n G_M
+        w_lo = (base + n_lo * v.g) // v.p
+        w_hi = (base + n_hi * v.g) // v.p
+        nw = np.where(n_hi >= n_lo, w_hi - w_lo + 1, 0).astype(np.int64)
+        if not nw.any():
+            continue
+        rep = np.repeat(v.flat, nw)
+        k = np.arange(int(nw.sum()), dtype=np.int64) - np.repeat(np.cumsum(nw) - nw, nw)
+        u = v.take(rep)
+        w = w_lo[rep] + k.astype(w_lo.dtype)
+        a = np.maximum(n_lo[rep], -(-(w * u.p - base[rep]) // u.g))
+        b = np.minimum(n_hi[rep], ((w + 1) * u.p - 1 - base[rep]) // u.g)
+        for lo_n, hi_n in ((a, np.minimum(b, 0)), (np.maximum(a, 1), np.minimum(b, u.tn - 2)),
+                           (np.maximum(a, np.maximum(u.tn - 1, 1)), b)):
+            cnt = hi_n - lo_n + 1
+            keep = np.flatnonzero(cnt > 0)
+            if not len(keep):
+                continue
+            uk, n0, gk, gsk = u.take(keep), lo_n[keep], grp[rep][keep], gsg[rep][keep]
+            x = N + (n0 <= uk.tn - 2) * uk.g * uk.bm + uk.head_rows(gk, np.minimum(n0 * gsk + 1, gsk), gsk)
+            out.append((rep[keep], x, uk.cols_valid(n0), w[keep], cnt[keep]))
+    return out
+
+
+def _missing_steps(a, b, x, K, bk, capacity):
+    """Elements per unit of size that miss: ``sum of depth_k`` over the steps ``k`` with
+    ``a (depths after k) + b (depths before k) + x depth_k > capacity`` (Lemma 3).  For ``k < t_k - 1``
+    that is ``alpha + k beta > capacity`` with ``alpha = a (K - B_K) + x B_K`` (``k = 0``) and
+    ``beta = B_K (b - a)``: the steps from ``floor((capacity - alpha) / beta) + 1`` on when ``beta > 0``,
+    those below ``ceil((alpha - capacity) / -beta)`` when ``beta < 0``, all or none when ``beta = 0``;
+    the last step (``d_L`` deep) misses iff ``b (K - d_L) + x d_L > capacity``."""
+    tk = -(-K // bk)
+    dL = K - (tk - 1) * bk
+    n1 = tk - 1                                        # the B_K-deep steps
+    room = capacity - (a * (K - bk) + x * bk)          # capacity - alpha
+    beta = bk * (b - a)
+    flat = beta == 0
+    q = np.where(flat, room * n1, room) // np.where(flat, 1, np.abs(beta))
+    body = np.where(beta > 0, n1 - np.minimum(np.maximum(q + 1, 0), n1), np.minimum(np.maximum(-q, 0), n1))
+    last = b * (K - dL) + x * dL > capacity
+    return bk * body + dL * last
