@@ -302,9 +302,14 @@ def run_decode(B: int, H: int, H_kv: int, L_q: int, N_k, d: int, d_v: int, B_n: 
     return DecodeRun(el, flops, ctas, dtype, O if real else None, LSE if real else None, tuple(lens))
 
 
+def _float(name, a):
+    """``a`` as a float64 array, without a copy when it is one already."""
+    return np.asarray(validate.real_array(name, a), dtype=np.float64)
+
+
 def _arrays(B, H, H_kv, L_q, d, d_v, P, lens, table, q, k, v, seed):
     rng = np.random.default_rng(seed)
-    q = rng.standard_normal((B, H, L_q, d)) if q is None else validate.real_array("q", q).astype(float)
+    q = rng.standard_normal((B, H, L_q, d)) if q is None else _float("q", q)
     if q.shape != (B, H, L_q, d):
         raise BadInput("q", f"shape {q.shape}, expected (B, H, L_q, d) = {(B, H, L_q, d)}")
     if P is None:
@@ -313,7 +318,7 @@ def _arrays(B, H, H_kv, L_q, d, d_v, P, lens, table, q, k, v, seed):
 
         def take(name, arr, width):
             if isinstance(arr, np.ndarray) or not isinstance(arr, (list, tuple)):
-                a = validate.real_array(name, arr).astype(float)
+                a = _float(name, arr)
                 if a.ndim != 4 or a.shape[0] != B or a.shape[1] != H_kv or a.shape[2] < max(lens) or a.shape[3] != width:
                     raise BadInput(name, f"shape {a.shape}, expected (B, H_kv, N_k, {width}) = "
                                          f"{(B, H_kv, max(lens), width)}")
@@ -322,7 +327,7 @@ def _arrays(B, H, H_kv, L_q, d, d_v, P, lens, table, q, k, v, seed):
                 raise BadInput(name, f"{len(arr)} arrays for B={B} sequences")
             out = []
             for i, (a, n) in enumerate(zip(arr, lens)):
-                a = validate.real_array(name, a).astype(float)
+                a = _float(name, a)
                 if a.ndim != 3 or a.shape[0] != H_kv or a.shape[1] < n or a.shape[2] != width:
                     raise BadInput(name, f"sequence {i}: shape {a.shape}, expected (H_kv, n, {width}) = "
                                          f"{(H_kv, n, width)}")
@@ -332,8 +337,8 @@ def _arrays(B, H, H_kv, L_q, d, d_v, P, lens, table, q, k, v, seed):
         v = make(d_v) if v is None else take("v", v, d_v)
         return q, k, v
     pool = 1 + max((p for lst in table for p in lst), default=0)
-    k = rng.standard_normal((pool, P, H_kv, d)) if k is None else validate.real_array("k", k).astype(float)
-    v = rng.standard_normal((pool, P, H_kv, d_v)) if v is None else validate.real_array("v", v).astype(float)
+    k = rng.standard_normal((pool, P, H_kv, d)) if k is None else _float("k", k)
+    v = rng.standard_normal((pool, P, H_kv, d_v)) if v is None else _float("v", v)
     for name, a, width in (("k", k, d), ("v", v, d_v)):
         if a.ndim != 4 or a.shape[0] < pool or a.shape[1:] != (P, H_kv, width):
             raise BadInput(name, f"page pool of shape {a.shape}, expected (num_pages >= {pool}, P, H_kv, {width})")
