@@ -33,8 +33,8 @@ from .cache import TuningCache, bucket_key
 from .learned import gpu_constants
 from .shapes import Shape, shape as make_shape
 
-__all__ = ["pow2_bucket", "pow2up_bucket", "vllm_bucket", "VLLM_BATCH_SIZES", "SCHEMES", "get_scheme", "BucketRow", "bucket_study",
-           "BucketSummary", "summarize_buckets"]
+__all__ = ["pow2_bucket", "pow2up_bucket", "vllm_bucket", "VLLM_BATCH_SIZES", "SCHEMES", "get_scheme", "BucketRow",
+           "bucket_study", "BucketSummary", "summarize_buckets"]
 
 #: vLLM's benchmark_moe.py batch sizes (the M its fused-MoE config tables are tuned at)
 VLLM_BATCH_SIZES = (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 1536, 2048, 3072, 4096)

@@ -12,15 +12,16 @@
   what a compiler tells before anything runs);
 * tiles and waves: ``t_m = ceil(M/BM)``, ``t_n``, ``t_k`` and ``t_m t_n`` tiles; waves
   ``ceil(tiles / (blocks per SM x SMs))`` and the last wave's share of the slots;
-* padding and traffic, from model ``gemm.tiled`` evaluated exactly at the point (``Model.evaluate``):
+* padding and traffic, from model ``gemm.tiled`` evaluated exactly (``Model.evaluate_grid``):
   padded over useful FLOPs, reads and writes in elements, and the intensity (FLOP per byte);
 * the shape: ``M``, ``N``, ``K`` (log2) and a roofline floor ``max(padded FLOPs / peak, bytes / HBM
   bandwidth)`` with the GPU's figures (:mod:`symbolic.hardware`).
 
 The exact values are Python ints and Fractions; they become floats only here, as regression inputs.
-The interface to the formulas is therefore ``gemm.tiled.evaluate_grid(quantity, M=, N=, K=, B_M=, B_N=, B_K=)``
-(exact, over the 100 distinct tiles of a shape; :func:`tile_counts`) and the resource functions applied to the config columns; the model names and
-their parameters are :mod:`symbolic.models.gemm`'s own.
+The interface to the formulas is therefore
+``gemm.tiled.evaluate_grid(quantity, M=, N=, K=, B_M=, B_N=, B_K=)`` (exact, over the 100 distinct tiles
+of a shape; :func:`tile_counts`) and the resource functions applied to the config columns; the model
+names and their parameters are :mod:`symbolic.models.gemm`'s own.
 
 **The model** (:class:`LearnedCostModel`, :func:`train`): scikit-learn's histogram gradient-boosted trees
 regress ``log(time)`` of the analytic model (:func:`tuning.schedule.times_for_shape`) on a sample of
@@ -28,7 +29,8 @@ launchable configs of each training shape.  It predicts a time for every config 
 call; configs the launch rules refuse are ``inf``, as the compiler would say.  :func:`rank_quality` scores
 it on shapes it was not trained on: Spearman's rho between predicted and model times over the launchable
 configs, whether its top-1 runs within 5 % of the optimum, top-10 recall (the share of its 10 best-predicted
-configs that are among the 10 fastest, a tie with the 10th counting as among them), and the mean squared error of ``log(time)`` beside a constant predictor's (the training mean).
+configs that are among the 10 fastest, a tie with the 10th counting as among them), and the mean
+squared error of ``log(time)`` beside a constant predictor's (the training mean).
 
 scikit-learn is the ``tune`` extra (``pip install 'tilebound[tune]'``); without it :func:`train` raises
 :class:`~base.errors.BadInput` naming the extra.  The training target is a model, not a GPU: what is
@@ -52,8 +54,8 @@ from symbolic.models import gemm
 from . import schedule
 from .shapes import COURSE_SHAPES, Shape, llm_shapes, shape as make_shape
 
-__all__ = ["FEATURES", "features", "tile_counts", "launchable", "gpu_constants", "require", "LearnedCostModel", "train",
-           "training_shapes", "RankQuality", "rank_quality", "default_model"]
+__all__ = ["FEATURES", "features", "tile_counts", "launchable", "gpu_constants", "require", "one_thread",
+           "LearnedCostModel", "train", "training_shapes", "RankQuality", "rank_quality", "default_model"]
 
 #: (name, meaning) of each column of :func:`features`
 FEATURES: tuple = (
@@ -88,6 +90,13 @@ def require(module: str, what: str):
         pkg = {"sklearn": "scikit-learn", "optuna": "Optuna"}.get(top, top)
         raise BadInput("strategy", f"{what} needs {pkg}, which is not installed; install the tune extra: "
                                    "pip install 'tilebound[tune]'") from None
+
+
+def one_thread():
+    """A context in which OpenMP and BLAS run one thread: scikit-learn's histogram trees otherwise spin
+    threads that, on a busy machine, make a one-second fit take a minute (measured on 2 shared cores)."""
+    from threadpoolctl import threadpool_limits
+    return threadpool_limits(limits=1)
 
 
 def gpu_constants(gpu) -> schedule.TimeModelConstants:
@@ -137,7 +146,8 @@ def launchable(gpu="H100") -> np.ndarray:
     return _launchable(gpu_constants(gpu))
 
 
-_TILES = tuple((bm, bn, bk) for bm in schedule.SPACE["bm"] for bn in schedule.SPACE["bn"] for bk in schedule.SPACE["bk"])
+_TILES = tuple((bm, bn, bk) for bm in schedule.SPACE["bm"] for bn in schedule.SPACE["bn"]
+               for bk in schedule.SPACE["bk"])
 _TILE_QUANTITIES = ("reads", "writes", "flops", "flops_padded", "intensity")
 
 
@@ -215,7 +225,9 @@ class LearnedCostModel:
 
     def predict_log(self, shape) -> np.ndarray:
         """Predicted ``log(seconds)`` of every config (also those that cannot launch)."""
-        return np.asarray(self.estimator.predict(features(shape, self.gpu)), dtype=float)
+        X = features(shape, self.gpu)
+        with one_thread():
+            return np.asarray(self.estimator.predict(X), dtype=float)
 
     def predict(self, shape) -> np.ndarray:
         """Predicted seconds of every config of :func:`~tuning.schedule.all_configs`; ``inf`` where the launch
@@ -273,7 +285,8 @@ def train(shapes: Sequence | None = None, gpu="H100", per_shape: int = 400, seed
     est = ens.HistGradientBoostingRegressor(max_iter=150, learning_rate=0.15, max_leaf_nodes=31,
                                             early_stopping=False, random_state=seed)
     t0 = _time.perf_counter()
-    est.fit(X, y)
+    with one_thread():
+        est.fit(X, y)
     return LearnedCostModel(est, name, tuple(_mnk(s) for s in shapes), len(y), float(y.mean()), seed,
                             _time.perf_counter() - t0)
 

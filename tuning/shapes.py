@@ -71,7 +71,8 @@ class Shape:
 
 
 def shape(M, N, K, name: str = "") -> Shape:
-    """A :class:`Shape` with each size validated (a positive int; :class:`~base.errors.BadInput` names ``M``, ``N`` or ``K``)."""
+    """A :class:`Shape` with each size validated: a positive int, else :class:`~base.errors.BadInput`
+    naming ``M``, ``N`` or ``K``."""
     return Shape(positive_int("M", M), positive_int("N", N), positive_int("K", K), name)
 
 

@@ -64,7 +64,7 @@ from base.errors import BadInput
 from base.validate import integer
 
 from . import schedule
-from .learned import features, gpu_constants, launchable, require
+from .learned import features, gpu_constants, launchable, one_thread, require
 from .shapes import Shape, shape as make_shape
 
 __all__ = ["Evaluator", "Task", "Strategy", "STRATEGIES", "DEFAULT_STRATEGIES", "get_strategy", "SearchResult",
@@ -267,16 +267,16 @@ def _genetic(ev: Evaluator, task: Task, rng, pop_size: int = 16, mutation: float
 OPTUNA_MAX_REPEATS = 100
 
 
-def _optuna_loop(ev: Evaluator, study, suggest: Callable, tell_value: Callable) -> None:
+def _optuna_loop(ev: Evaluator, study, suggest: Callable, tell_value: Callable, constrained: bool) -> None:
     repeats = 0
     while not ev.done:
         trial = study.ask()
         i = suggest(trial)
         fresh = not ev.seen(i)
         t = ev(i)
-        if hasattr(trial, "set_constraint"):            # Optuna >= 5: infeasible when > 0
+        if constrained and hasattr(trial, "set_constraint"):      # Optuna >= 5: infeasible when > 0
             trial.set_constraint("launch", 0.0 if math.isfinite(t) else 1.0)
-        else:
+        elif constrained:
             trial.set_user_attr("violation", 0.0 if math.isfinite(t) else 1.0)
         study.tell(trial, tell_value(t))
         repeats = 0 if fresh else repeats + 1
@@ -313,7 +313,7 @@ def _tpe(ev: Evaluator, task: Task, rng) -> None:
             return math.log(t)
         return worst[0]                                 # infeasible anyway (constraints_func)
 
-    _optuna_loop(ev, study, suggest, told)
+    _optuna_loop(ev, study, suggest, told, constrained=True)
 
 
 def _cmaes(ev: Evaluator, task: Task, rng) -> None:
@@ -338,7 +338,7 @@ def _cmaes(ev: Evaluator, task: Task, rng) -> None:
             return math.log(t)
         return math.log(2 * slowest[0]) if slowest[0] else 0.0
 
-    _optuna_loop(ev, study, suggest, told)
+    _optuna_loop(ev, study, suggest, told, constrained=False)
 
 
 # ------------------------------------------------------------------------------- Triton's perf model
@@ -430,7 +430,7 @@ def _model(ev: Evaluator, task: Task, rng, plan_size: int = PLAN_SIZE) -> None:
             y[:] = 0.0
         est = ens.GradientBoostingRegressor(n_estimators=40, max_depth=3, learning_rate=0.2,
                                             random_state=int(rng.integers(2**31)))
-        with sklearn.config_context(skip_parameter_validation=True, assume_finite=True):
+        with sklearn.config_context(skip_parameter_validation=True, assume_finite=True), one_thread():
             est.fit(X[idx], y)
             pred = est.predict(X)
         pred[idx] = np.inf

@@ -1,0 +1,158 @@
+"""The tuning cache (tuning.cache): one entry per config, a grown space measures only its new configs,
+atomic writes, and corrupt or foreign files refused (BadInput naming ``cache``), never reused or overwritten."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from types import MappingProxyType
+
+import numpy as np
+import pytest
+
+from base.errors import BadInput
+from tuning import cache as cache_mod
+from tuning import schedule
+from tuning.cache import TuningCache, shape_key, space_version
+
+SHAPE = (16, 4096, 4096)
+
+
+class Counting:
+    """A measurement function that records what it was asked."""
+
+    def __init__(self, value=1e-5):
+        self.calls = []
+        self.value = value
+
+    def __call__(self, configs):
+        self.calls.append(list(configs))
+        return [self.value * (1 + i) for i in range(len(configs))]
+
+
+def test_measurements_round_trip_through_the_file(tmp_path):
+    c = TuningCache(tmp_path)
+    times, new = c.times(SHAPE)
+    assert new == 6000
+    np.testing.assert_array_equal(times, schedule.times_for_shape(*SHAPE))   # inf where it cannot launch
+    again, new = TuningCache(tmp_path).times(SHAPE)
+    assert new == 0
+    np.testing.assert_array_equal(again, times)
+    doc = json.loads((tmp_path / "H100" / f"{shape_key(SHAPE)}.json").read_text())
+    assert doc["key"] == "M16_N4096_K4096" and doc["gpu"] == "H100" and len(doc["entries"]) == 6000
+    assert sum(v is None for v in doc["entries"].values()) == 6000 - 3744
+
+
+def test_adding_configs_measures_only_the_new_ones(tmp_path):
+    c = TuningCache(tmp_path)
+    cfgs = schedule.all_configs()
+    m = Counting()
+    c.measure("k", cfgs[:100], m)
+    times, new = c.measure("k", cfgs[:150], m)
+    assert new == 50 and m.calls[1] == list(cfgs[100:150])
+    assert times[:100].tolist() == [1e-5 * (1 + i) for i in range(100)]
+
+
+def test_a_space_with_a_new_value_keeps_its_version_and_measures_only_the_new_configs(tmp_path, monkeypatch):
+    c = TuningCache(tmp_path)
+    m = Counting()
+    c.measure("k", schedule.all_configs()[:20], m)
+    v = space_version()
+    grown = dict(schedule.SPACE)
+    grown["stages"] = grown["stages"] + (6,)                     # a new value of a knob: the space grows
+    monkeypatch.setattr(schedule, "SPACE", MappingProxyType(grown))
+    assert space_version() == v
+    extra = [schedule.GemmConfig(16, 16, 16, 1, 6, g) for g in (1, 4, 8)]
+    times, new = TuningCache(tmp_path).measure("k", list(schedule.all_configs()[:20]) + extra, m)
+    assert new == 3 and m.calls[-1] == extra
+
+
+def test_the_version_follows_the_time_model_constants():
+    changed = dataclasses.replace(schedule.H100_TC, smem_bytes_per_s=30e12)
+    assert space_version(changed) != space_version(schedule.H100_TC)
+    assert space_version("H200") != space_version("H100")
+
+
+def _with_entries(entries: str):
+    """The valid file's text with its entries replaced by ``entries`` (JSON text, may hold NaN)."""
+    return lambda doc: json.dumps({**doc, "entries": {}}).replace('"entries": {}', f'"entries": {entries}').encode()
+
+
+@pytest.mark.parametrize("corrupt", [
+    lambda doc: b"\x00\x01garbage",
+    lambda doc: json.dumps(doc).encode()[:40],                                  # truncated
+    lambda doc: b"[]",
+    lambda doc: json.dumps({k: v for k, v in doc.items() if k != "knobs"}).encode(),
+    _with_entries('{"16,16,16,1,1,1": -1.0}'),                                   # a negative time
+    _with_entries('{"16,16,16,1,1,1": NaN}'),                                    # not a number
+    _with_entries('{"16,16,16,1,1,1": true}'),
+    _with_entries('{"16,16,16,1,1,2": 1e-5}'),                                   # GROUP_M 2: not in the space
+    _with_entries('{"16,16,16": 1e-5}'),
+    _with_entries('[1, 2]'),
+], ids=["bytes", "truncated", "list", "no-knobs", "negative", "nan", "bool", "foreign-config", "short-config",
+        "entries-list"])
+def test_a_corrupt_file_is_refused_and_left_alone(tmp_path, corrupt):
+    TuningCache(tmp_path).measure("k", schedule.all_configs()[:3], Counting())
+    path = tmp_path / "H100" / "k.json"
+    content = corrupt(json.loads(path.read_text()))
+    path.write_bytes(content)
+    with pytest.raises(BadInput) as e:
+        TuningCache(tmp_path).load("k")
+    assert e.value.param == "cache" and "delete it" in str(e.value)
+    m = Counting()
+    with pytest.raises(BadInput):
+        TuningCache(tmp_path).measure("k", schedule.all_configs()[:5], m)
+    assert m.calls == [] and path.read_bytes() == content                # not measured, not overwritten
+
+
+def test_a_file_from_another_space_version_is_refused(tmp_path):
+    c = TuningCache(tmp_path)
+    c.measure(shape_key(SHAPE), schedule.all_configs()[:3], Counting())
+    path = tmp_path / "H100" / f"{shape_key(SHAPE)}.json"
+    doc = json.loads(path.read_text())
+    doc["space_version"] = "0123456789abcdef"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(BadInput) as e:
+        TuningCache(tmp_path).times(SHAPE)
+    assert e.value.param == "cache" and "another space" in str(e.value)
+
+
+def test_a_file_copied_under_another_gpu_is_refused(tmp_path):
+    TuningCache(tmp_path).measure("k", schedule.all_configs()[:3], Counting())
+    (tmp_path / "H200").mkdir()
+    (tmp_path / "H200" / "k.json").write_bytes((tmp_path / "H100" / "k.json").read_bytes())
+    with pytest.raises(BadInput) as e:
+        TuningCache(tmp_path, "H200").load("k")
+    assert e.value.param == "cache"
+
+
+def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path, monkeypatch):
+    c = TuningCache(tmp_path)
+    c.measure("k", schedule.all_configs()[:3], Counting())
+    path = tmp_path / "H100" / "k.json"
+    before = path.read_bytes()
+
+    def boom(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cache_mod.os, "replace", boom)
+    with pytest.raises(BadInput) as e:
+        c.measure("k", schedule.all_configs()[:6], Counting())
+    assert e.value.param == "cache" and "No space left" in str(e.value)
+    assert path.read_bytes() == before
+    assert os.listdir(path.parent) == ["k.json"]
+
+
+def test_bad_keys_and_folders(tmp_path):
+    with pytest.raises(BadInput) as e:
+        TuningCache(tmp_path).path("../escape")
+    assert e.value.param == "key"
+    f = tmp_path / "file"
+    f.write_text("x")
+    with pytest.raises(BadInput) as e:
+        TuningCache(f)
+    assert e.value.param == "cache"
+    with pytest.raises(BadInput) as e:
+        TuningCache(tmp_path, gpu="TPU")
+    assert e.value.param == "gpu"

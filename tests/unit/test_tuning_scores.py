@@ -1,0 +1,81 @@
+"""Scores (tuning.scores): the calculated random baseline against brute-force enumeration of draws without
+replacement, Kernel Tuner's P_t and the evaluations-to-5 % count on runs built by hand."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from tuning import schedule
+from tuning.scores import Runs, random_baseline, run_many, summarize
+from tuning.shapes import Shape
+from tuning.strategies import SearchResult
+
+
+@pytest.mark.parametrize("n", [5, 7, 8])
+def test_expected_rank_of_the_best_of_t_draws_is_n_plus_1_over_t_plus_1(n):
+    """Enumerate every t-subset of n ranked configs: the mean rank of its best is (n + 1)/(t + 1) exactly."""
+    for t in range(1, n + 1):
+        subsets = list(itertools.combinations(range(1, n + 1), t))
+        assert Fraction(sum(min(s) for s in subsets), len(subsets)) == Fraction(n + 1, t + 1)
+
+
+def test_random_baseline_takes_the_time_at_that_rank_with_failures_last():
+    times = np.array([5.0, np.inf, 1.0, 3.0, np.inf, 2.0, 4.0])     # n = 7; sorted: 1 2 3 4 5 inf inf
+    got = random_baseline(times, 7)
+    # rank round(8 / (t + 1)): t=1 -> 4, t=2 -> 3 (8/3 = 2.67), t=3 -> 2, t=4 -> 2 (1.6), t=5..7 -> 1
+    assert got.tolist() == [4.0, 3.0, 2.0, 2.0, 1.0, 1.0, 1.0]
+    assert random_baseline(np.array([np.inf, np.inf, 1.0]), 1).tolist() == [np.inf]   # rank 2 of 3: a failure
+
+
+def _runs(traces, times_of_space, budget):
+    """Runs of a fake strategy whose seeds measured ``traces`` (indices into ``times_of_space``)."""
+    ts = np.asarray(times_of_space, dtype=float)
+    results = tuple(SearchResult("fake", Shape(1, 1, 1), "H100", s, budget, tuple(tr), tuple(ts[i] for i in tr), 0.0)
+                    for s, tr in enumerate(traces))
+    finite = ts[np.isfinite(ts)]
+    return Runs("fake", Shape(1, 1, 1), budget, results, float(finite.min()), float(finite.max()),
+                random_baseline(ts, budget))
+
+
+def test_methodology_score_by_hand():
+    space = [1.0, 2.0, 4.0, 8.0, np.inf]          # n = 5: S_random(t) at rank round(6 / (t + 1)): 3, 2, 2 -> 4, 2, 2
+    r = _runs([[4, 3, 0], [2, 1, 3]], space, 3)
+    assert r.baseline.tolist() == [4.0, 2.0, 2.0]
+    p = r.methodology()
+    # seed 0: F = inf (-> the slowest launchable, 8), 8, 1  ->  (4-8)/(4-1), (2-8)/(2-1), (2-1)/(2-1)
+    assert p[0].tolist() == pytest.approx([-4 / 3, -6.0, 1.0])
+    # seed 1: F = 4, 2, 2  ->  0, 0, 0 (random search's expected best exactly)
+    assert p[1].tolist() == pytest.approx([0.0, 0.0, 0.0])
+    assert r.evals_to().tolist() == [3.0, math.inf]
+    assert r.ratio()[1].tolist() == [4.0, 2.0, 2.0]
+
+
+def test_methodology_score_is_undefined_where_random_already_holds_the_optimum():
+    r = _runs([[1, 0]], [1.0, 1.0, 1.0, 2.0], 2)   # rank round(5/2) = 2 (t=1) is a tie with the optimum
+    assert np.isnan(r.methodology()[0]).all()
+
+
+def test_summarize_pools_shapes_and_seeds():
+    a = _runs([[0], [1], [2]], [1.0, 2.0, 4.0, 8.0], 1)
+    s = summarize([a, a])
+    assert s.runs == 6 and s.ratio[1] == 2.0 and s.reached == pytest.approx(1 / 3)
+    assert s.evals_to[0] == 1.0 and math.isinf(s.evals_to[2])
+
+
+def test_random_search_scores_about_zero_against_the_calculated_baseline():
+    """Over 60 seeds, random search's best after t draws sits at the baseline's rank on average, so its
+    median methodology score is near 0 and exhaustive search's (space order) is far below."""
+    shape = (2048, 2048, 512)
+    (runs,) = run_many("random", [shape], 50, 60)
+    ts = np.sort(schedule.times_for_shape(*shape))
+    ranks = np.searchsorted(ts, runs.best()[:, [9, 49]])               # 0-based rank of the best after 10, 50
+    assert np.mean(ranks[:, 0]) + 1 == pytest.approx(6001 / 11, rel=0.35)
+    assert np.mean(ranks[:, 1]) + 1 == pytest.approx(6001 / 51, rel=0.35)
+    assert abs(summarize([runs]).score_mean[1]) < 0.35
+    (ex,) = run_many("exhaustive", [shape], 50, 1)
+    assert summarize([ex]).score[1] < -1
