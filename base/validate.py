@@ -20,7 +20,7 @@ from typing import Optional
 
 from .errors import BadInput
 
-__all__ = ["integer", "real", "positive_int", "time", "real_array", "FLOAT_EXACT_LIMIT"]
+__all__ = ["integer", "real", "positive_int", "time", "real_array", "budget", "FLOAT_EXACT_LIMIT"]
 
 #: beyond this magnitude a float no longer holds every integer exactly
 FLOAT_EXACT_LIMIT = 2 ** 53
@@ -119,3 +119,18 @@ def real_array(name: str, array):
     if a.dtype.kind not in "fiu":
         raise BadInput(name, f"must be a real (float or integer) array, got dtype {a.dtype}")
     return a
+
+
+def budget(name: str, work: int, limit, what: str, keyword: str, remedy: str = "") -> int:
+    """``work`` when it is at most ``limit``, else :class:`~base.errors.BadInput` naming ``name``, the work the
+    run would take (``what``: its unit, e.g. ``"key blocks (ceil(Nk/Bc))"``), the budget, and how to raise it
+    (the ``keyword`` the caller takes; ``remedy``: another way out, e.g. ``"take a larger Bc"``).
+
+    Executors and simulators call it before they allocate or loop, so a runaway size is refused at once
+    instead of running for hours or exhausting memory.  ``limit`` is validated as a positive integer
+    (naming ``keyword``)."""
+    limit = integer(keyword, limit)
+    if work > limit:
+        raise BadInput(name, f"{work:,} {what} exceed the budget of {limit:,}; "
+                             f"{remedy + ', or ' if remedy else ''}raise it with {keyword}=")
+    return work

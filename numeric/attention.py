@@ -27,7 +27,13 @@ Execution: the outer loop runs block by block; the query blocks of one step, ind
 other (concurrent thread blocks on a GPU), run together as one slab of rows, each still charged its
 own loads (see the note above ``_flash_forward_fa1``).  Every function runs in real mode (NumPy
 arrays in, outputs and a :class:`~numeric.memory.Tally` out) or, through the ``count_*`` wrappers,
-in shape-only mode (sizes in, the same Tally, no arithmetic).
+in shape-only mode (sizes in, the same Tally, no arithmetic; shapes are Python ints, so any size
+counts exactly).
+
+Cost is stated and bounded up front (:func:`base.validate.budget`): a FlashAttention run takes one step
+per key block, at most :data:`MAX_STEPS` (``max_steps=``); a real-mode run at most :data:`MAX_ELEMENTS`
+scores ``N x Nk`` (``max_elements=``).  Beyond them the call is refused with :class:`~base.errors.BadInput`
+naming ``Bc`` (or ``N``/``Nk``), the work it would take and the keyword that raises the budget.
 """
 
 from __future__ import annotations
@@ -43,12 +49,20 @@ from base.errors import BadInput
 from .memory import GlobalMemory, Phantom, Tally, is_phantom
 
 __all__ = [
-    "ORDERS", "flash_forward", "flash_backward", "standard_forward", "standard_backward",
+    "ORDERS", "MAX_STEPS", "MAX_ELEMENTS", "flash_forward", "flash_backward", "standard_forward", "standard_backward",
     "count_flash_forward", "count_flash_backward", "count_standard_forward", "count_standard_backward",
     "reference_attention", "reference_attention_grads", "first_visible_query_block",
 ]
 
 ORDERS = ("fa1", "fa2")
+
+#: either mode: at most this many outer-loop steps (key blocks, ``ceil(Nk/Bc)``) per FlashAttention run;
+#: a count-only step costs about 20 us, so the budget is about 20 s.  Raise it with ``max_steps=``.
+MAX_STEPS = 1 << 20
+#: real mode: at most this many attention scores (``N x Nk``) per run - the matrices standard attention
+#: holds (8 bytes each, S and P and their temporaries), the work FlashAttention does (``4 N Nk d``
+#: FLOPs).  Raise it with ``max_elements=``, or count with the ``count_*`` functions, which hold no data.
+MAX_ELEMENTS = 1 << 26
 
 
 class Forward(NamedTuple):
@@ -93,6 +107,18 @@ def _arrays(**arrays):
 
 def _blocks(Br, Bc):
     return validate.integer("Br", Br), validate.integer("Bc", Bc)
+
+
+def _steps_budget(Nk, Bc, max_steps):
+    """Refuse a FlashAttention run of more than ``max_steps`` key blocks before it starts."""
+    validate.budget("Bc", -(-Nk // Bc), max_steps, f"key blocks (ceil(Nk/Bc), Nk={Nk:,}, Bc={Bc:,})",
+                    "max_steps", "take a larger Bc")
+
+
+def _elements_budget(N, Nk, max_elements):
+    """Refuse a real-mode run of more than ``max_elements`` scores (``N x Nk``) before it allocates."""
+    validate.budget("Nk" if Nk >= N else "N", N * Nk, max_elements, f"scores (N x Nk = {N:,} x {Nk:,})",
+                    "max_elements", "count with count_* (no data)")
 
 
 def _check_order(order):
@@ -161,18 +187,22 @@ def _standard_backward(mem, Qa, Ka, Va, Pa, dOa, N, Nk, d):
     return Backward(mem.result(dQa), mem.result(dKa), mem.result(dVa), mem.tally)
 
 
-def standard_forward(Q, K, V, causal=False) -> Forward:
-    """Standard attention on real arrays: returns ``(O, P, tally)``."""
+def standard_forward(Q, K, V, causal=False, *, max_elements=MAX_ELEMENTS) -> Forward:
+    """Standard attention on real arrays: returns ``(O, P, tally)``.  More than ``max_elements`` scores
+    (``N x Nk``, :data:`MAX_ELEMENTS`) are refused up front."""
     Q, K, V = _arrays(Q=Q, K=K, V=V)
     N, Nk, d = _shapes(Q, K, V, causal)
+    _elements_budget(N, Nk, max_elements)
     mem = GlobalMemory(real=True)
     return _standard_forward(mem, mem.put("Q", Q), mem.put("K", K), mem.put("V", V), N, Nk, d, causal)
 
 
-def standard_backward(Q, K, V, P, dO) -> Backward:
-    """Standard attention backward on real arrays: returns ``(dQ, dK, dV, tally)``."""
+def standard_backward(Q, K, V, P, dO, *, max_elements=MAX_ELEMENTS) -> Backward:
+    """Standard attention backward on real arrays: returns ``(dQ, dK, dV, tally)``.  More than
+    ``max_elements`` scores (``N x Nk``) are refused up front."""
     Q, K, V, P, dO = _arrays(Q=Q, K=K, V=V, P=P, dO=dO)
     N, Nk, d = _shapes(Q, K, V, False)
+    _elements_budget(N, Nk, max_elements)
     if np.shape(P) != (N, Nk):
         raise BadInput("P", f"shape {np.shape(P)} does not match (N, Nk) = {(N, Nk)}")
     if np.shape(dO) != (N, d):
@@ -289,12 +319,16 @@ def _nonzero(x):
     return np.where(x == 0, 1.0, x)
 
 
-def flash_forward(Q, K, V, Br, Bc, causal=False, order="fa2") -> Forward:
-    """FlashAttention forward on real arrays; returns ``(O, L, tally)`` with ``L = m + log l``."""
+def flash_forward(Q, K, V, Br, Bc, causal=False, order="fa2", *, max_steps=MAX_STEPS,
+                  max_elements=MAX_ELEMENTS) -> Forward:
+    """FlashAttention forward on real arrays; returns ``(O, L, tally)`` with ``L = m + log l``.  More than
+    ``max_steps`` key blocks or ``max_elements`` scores are refused up front."""
     _check_order(order)
     Q, K, V = _arrays(Q=Q, K=K, V=V)
     N, Nk, d = _shapes(Q, K, V, causal)
     Br, Bc = _blocks(Br, Bc)
+    _steps_budget(Nk, Bc, max_steps)
+    _elements_budget(N, Nk, max_elements)
     mem = GlobalMemory(real=True)
     run = _flash_forward_fa1 if order == "fa1" else _flash_forward_fa2
     return run(mem, mem.put("Q", np.asarray(Q, float)), mem.put("K", np.asarray(K, float)),
@@ -326,11 +360,15 @@ def _flash_backward(mem, Qa, Ka, Va, Oa, dOa, La, N, Nk, d, Br, Bc, causal):
     return Backward(mem.result(dQa), mem.result(dKa), mem.result(dVa), mem.tally)
 
 
-def flash_backward(Q, K, V, O, dO, L, Br, Bc, causal=False) -> Backward:
-    """FlashAttention backward on real arrays; returns ``(dQ, dK, dV, tally)``."""
+def flash_backward(Q, K, V, O, dO, L, Br, Bc, causal=False, *, max_steps=MAX_STEPS,
+                   max_elements=MAX_ELEMENTS) -> Backward:
+    """FlashAttention backward on real arrays; returns ``(dQ, dK, dV, tally)``.  More than ``max_steps``
+    key blocks or ``max_elements`` scores are refused up front."""
     Q, K, V, O, dO, L = _arrays(Q=Q, K=K, V=V, O=O, dO=dO, L=L)
     N, Nk, d = _shapes(Q, K, V, causal)
     Br, Bc = _blocks(Br, Bc)
+    _steps_budget(Nk, Bc, max_steps)
+    _elements_budget(N, Nk, max_elements)
     for name, x, shape in (("O", O, (N, d)), ("dO", dO, (N, d)), ("L", L, (N,))):
         if np.shape(x) != shape:
             raise BadInput(name, f"shape {np.shape(x)} does not match {shape}")
@@ -360,18 +398,23 @@ def count_standard_backward(N, Nk, d) -> Tally:
                               mem.put("P", (N, Nk)), mem.put("dO", (N, d)), N, Nk, d).tally
 
 
-def count_flash_forward(N, Nk, d, Br, Bc, causal=False, order="fa2") -> Tally:
+def count_flash_forward(N, Nk, d, Br, Bc, causal=False, order="fa2", *, max_steps=MAX_STEPS) -> Tally:
+    """The counts of :func:`flash_forward` from sizes alone (no data, any size): one step per key block,
+    so more than ``max_steps`` key blocks (:data:`MAX_STEPS`) are refused up front."""
     _check_order(order)
     mem, N, Nk, d = _count_inputs(N, Nk, d, causal)
     Br, Bc = _blocks(Br, Bc)
+    _steps_budget(Nk, Bc, max_steps)
     run = _flash_forward_fa1 if order == "fa1" else _flash_forward_fa2
     return run(mem, mem.put("Q", (N, d)), mem.put("K", (Nk, d)), mem.put("V", (Nk, d)), N, Nk, d, Br, Bc,
                causal).tally
 
 
-def count_flash_backward(N, Nk, d, Br, Bc, causal=False) -> Tally:
+def count_flash_backward(N, Nk, d, Br, Bc, causal=False, *, max_steps=MAX_STEPS) -> Tally:
+    """The counts of :func:`flash_backward` from sizes alone; more than ``max_steps`` key blocks are refused."""
     mem, N, Nk, d = _count_inputs(N, Nk, d, causal)
     Br, Bc = _blocks(Br, Bc)
+    _steps_budget(Nk, Bc, max_steps)
     return _flash_backward(mem, *(mem.put(n, s) for n, s in (("Q", (N, d)), ("K", (Nk, d)), ("V", (Nk, d)),
                                                              ("O", (N, d)), ("dO", (N, d)), ("L", (N,)))),
                            N, Nk, d, Br, Bc, causal).tally

@@ -24,7 +24,9 @@ Tile products run on one BLAS thread (``threadpoolctl``): tiles are small, and a
 spends more waking and synchronising threads than it saves on them (on a loaded 2-core machine a
 tile-by-tile loop ran 2-3x slower with OpenBLAS' default threads); each tile is one SM's work anyway.
 
-Bad input is :class:`~base.errors.BadInput` naming the parameter.  This module does not import
+Bad input is :class:`~base.errors.BadInput` naming the parameter; so is a run beyond its budget
+(:data:`MAX_STEPS` program x K-step iterations, :data:`MAX_ELEMENTS` real-mode elements,
+:data:`MAX_TILES` tiles in a launch list), refused before it starts.  This module does not import
 :mod:`symbolic` (it is the independent side of :mod:`verify.checks.gemm`).
 """
 
@@ -36,12 +38,23 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from base import validate
 from base.errors import BadInput
 from base.validate import positive_int
 
 from .memory import GlobalMemory
 
-__all__ = ["pid_to_tile", "launch_tiles", "block_buffers", "GemmRun", "tiled_matmul", "run_gemm"]
+__all__ = ["pid_to_tile", "launch_tiles", "launch_order", "block_buffers", "GemmRun", "tiled_matmul", "run_gemm",
+           "MAX_STEPS", "MAX_TILES", "MAX_ELEMENTS"]
+
+#: at most this many program x K-step iterations per run (either mode; a shape-only step costs about
+#: 11 us, so about 45 s).  Raise it with ``max_steps=``.
+MAX_STEPS = 1 << 22
+#: :func:`launch_tiles` builds a list of at most this many tiles (``max_tiles=``); :func:`launch_order`
+#: yields them one by one without a list.
+MAX_TILES = 1 << 22
+#: real mode: at most this many elements of A, B and C together (8 bytes each: 512 MiB); ``max_elements=``.
+MAX_ELEMENTS = 1 << 26
 
 _blas = None
 
@@ -66,11 +79,31 @@ def pid_to_tile(pid: int, tiles_m: int, tiles_n: int, group: int) -> tuple[int, 
     return first + local % rows_here, local // rows_here
 
 
-def launch_tiles(tiles_m: int, tiles_n: int, group: int = 1) -> list[tuple[int, int]]:
-    """Every tile in launch order (``group = 1``: row-major)."""
+def launch_order(tiles_m: int, tiles_n: int, group: int = 1, start: int = 0, stop: Optional[int] = None):
+    """The tiles of pids ``start .. stop - 1`` in launch order, one at a time (no list: any grid size)."""
+    stop = tiles_m * tiles_n if stop is None else min(stop, tiles_m * tiles_n)
+    return (pid_to_tile(p, tiles_m, tiles_n, group) for p in range(start, stop))
+
+
+def launch_tiles(tiles_m: int, tiles_n: int, group: int = 1, *, max_tiles: int = MAX_TILES) -> list[tuple[int, int]]:
+    """Every tile in launch order (``group = 1``: row-major), as a list of at most ``max_tiles``
+    (:data:`MAX_TILES`) tiles; a larger grid is refused up front (iterate :func:`launch_order` instead)."""
     tiles_m, tiles_n = positive_int("tiles_m", tiles_m), positive_int("tiles_n", tiles_n)
     group = positive_int("group", group)
-    return [pid_to_tile(p, tiles_m, tiles_n, group) for p in range(tiles_m * tiles_n)]
+    validate.budget("tiles_n" if tiles_n >= tiles_m else "tiles_m", tiles_m * tiles_n, max_tiles,
+                    f"tiles (tiles_m x tiles_n = {tiles_m:,} x {tiles_n:,})", "max_tiles",
+                    "iterate launch_order() instead of building the list")
+    return list(launch_order(tiles_m, tiles_n, group))
+
+
+def _steps_budget(M, N, K, BM, BN, BK, max_steps) -> int:
+    """Refuse a run of more than ``max_steps`` program x K-step iterations before it starts; name the
+    block whose dimension has the most tiles."""
+    tm, tn, tk = -(-M // BM), -(-N // BN), -(-K // BK)
+    name = max((("BM", tm), ("BN", tn), ("BK", tk)), key=lambda x: x[1])[0]
+    return validate.budget(name, tm * tn * tk, max_steps,
+                           f"program x K-step iterations ({tm:,} x {tn:,} tiles x {tk:,} K-steps)",
+                           "max_steps", f"take a larger {name}")
 
 
 def block_buffers(BM: int, BN: int, BK: int, stages: int = 1, operand=np.float16, accumulator=np.float32) -> dict:
@@ -104,10 +137,12 @@ class GemmRun:
 
 
 def tiled_matmul(mem: GlobalMemory, A, B, C, BM: int, BN: int, BK: int, group: int = 1, wave: int = 1,
-                 on_request: Optional[Callable] = None, stages: Optional[int] = None) -> int:
+                 on_request: Optional[Callable] = None, stages: Optional[int] = None, *,
+                 max_steps: int = MAX_STEPS) -> int:
     """Run the tiled kernel on arrays already in ``mem``; returns the padded FLOPs (the tally holds the
     rest).  With ``stages`` (real mode) each program stages its tiles through the ``stages``-slot ring
-    of :func:`block_buffers` and accumulates in its accumulator."""
+    of :func:`block_buffers` and accumulates in its accumulator.  More than ``max_steps`` program x
+    K-step iterations (:data:`MAX_STEPS`) are refused up front."""
     M, K = A.shape
     K2, N = B.shape
     if K2 != K:
@@ -118,12 +153,12 @@ def tiled_matmul(mem: GlobalMemory, A, B, C, BM: int, BN: int, BK: int, group: i
     group, wave = positive_int("group", group), positive_int("wave", wave)
     staged = stages is not None and mem.real
     stages = 1 if stages is None else positive_int("stages", stages)
+    _steps_budget(M, N, K, BM, BN, BK, max_steps)
     tiles_m, tiles_n = -(-M // BM), -(-N // BN)
-    order = launch_tiles(tiles_m, tiles_n, group)
     dtype = np.result_type(A.dtype, B.dtype)
     padded = 0
-    for start in range(0, len(order), wave):
-        programs = order[start:start + wave]
+    for start in range(0, tiles_m * tiles_n, wave):
+        programs = list(launch_order(tiles_m, tiles_n, group, start, start + wave))
         acc = [None] * len(programs)
         bufs = [block_buffers(BM, BN, BK, stages, dtype, dtype) for _ in programs] if staged else None
         for step, k0 in enumerate(range(0, K, BK)):
@@ -156,18 +191,32 @@ def tiled_matmul(mem: GlobalMemory, A, B, C, BM: int, BN: int, BK: int, group: i
 
 def run_gemm(M: int, N: int, K: int, BM: int, BN: int, BK: int, group: int = 1, wave: int = 1, real: bool = False,
              seed: int = 0, on_request: Optional[Callable] = None, A=None, B=None,
-             stages: Optional[int] = None) -> GemmRun:
+             stages: Optional[int] = None, *, max_steps: int = MAX_STEPS,
+             max_elements: int = MAX_ELEMENTS) -> GemmRun:
     """Set up ``A`` (``M x K``), ``B`` (``K x N``) and an empty ``C`` in a fresh counted memory and run
     :func:`tiled_matmul`.  Real mode uses random data (or the given ``A``, ``B``) and returns ``C``;
-    ``stages`` stages its tiles through the on-chip ring of :func:`block_buffers`."""
+    ``stages`` stages its tiles through the on-chip ring of :func:`block_buffers`.
+
+    The cost is checked before anything is allocated: more than ``max_steps`` program x K-step
+    iterations (:data:`MAX_STEPS`), or in real mode more than ``max_elements`` elements of A, B and C
+    (:data:`MAX_ELEMENTS`), are refused with :class:`~base.errors.BadInput` naming the parameter."""
     M, N, K = positive_int("M", M), positive_int("N", N), positive_int("K", K)
+    BM, BN, BK = positive_int("BM", BM), positive_int("BN", BN), positive_int("BK", BK)
+    if not isinstance(real, (bool, np.bool_)):
+        raise BadInput("real", f"must be True or False, got {real!r}")
     if not real and (A is not None or B is not None):
         raise BadInput("A" if A is not None else "B", "given arrays need real=True (shape-only mode has no data)")
+    _steps_budget(M, N, K, BM, BN, BK, max_steps)
+    if real:
+        sizes = (("M", M), ("N", N), ("K", K))
+        validate.budget(max(sizes, key=lambda x: x[1])[0], M * K + K * N + M * N, max_elements,
+                        f"elements of A, B and C (M K + K N + M N, M={M:,}, N={N:,}, K={K:,})", "max_elements",
+                        "use real=False (shape-only)")
     mem = GlobalMemory(real=real)
     if real:
         rng = np.random.default_rng(seed)
-        A = rng.standard_normal((M, K)) if A is None else np.asarray(A, dtype=float)
-        B = rng.standard_normal((K, N)) if B is None else np.asarray(B, dtype=float)
+        A = rng.standard_normal((M, K)) if A is None else validate.real_array("A", A).astype(float, copy=False)
+        B = rng.standard_normal((K, N)) if B is None else validate.real_array("B", B).astype(float, copy=False)
         for name, arr, want in (("A", A, (M, K)), ("B", B, (K, N))):
             if arr.shape != want:
                 raise BadInput(name, f"shape {arr.shape}, expected {want} for M={M}, N={N}, K={K}")
@@ -183,7 +232,8 @@ def run_gemm(M: int, N: int, K: int, BM: int, BN: int, BK: int, group: int = 1, 
             on_request(kind, index, k, elements)
 
     with _one_blas_thread() if real else nullcontext():     # shape-only mode multiplies nothing
-        padded = tiled_matmul(mem, a, b, c, BM, BN, BK, group=group, wave=wave, on_request=hook, stages=stages)
+        padded = tiled_matmul(mem, a, b, c, BM, BN, BK, group=group, wave=wave, on_request=hook, stages=stages,
+                              max_steps=max_steps)
     t = mem.tally
     return GemmRun(t.reads, t.writes, t.flops, padded, t.by_array["A"][0], t.by_array["B"][0],
                    n_requests[0], mem.result(c))

@@ -24,7 +24,10 @@ from base import validate
 
 from .pipeline import draw_latencies
 
-__all__ = ["LittleRun", "simulate_requests"]
+__all__ = ["LittleRun", "simulate_requests", "MAX_REQUESTS"]
+
+#: at most this many requests per run (about 100 bytes of arrays each: 400 MB); ``max_requests=``
+MAX_REQUESTS = 1 << 22
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,13 +55,15 @@ class LittleRun:
 
 
 def simulate_requests(n: int, request_bytes: float, bandwidth: float, latency: float, *, jitter: float = 0.0,
-                      seed=0) -> LittleRun:
+                      seed=0, max_requests: int = MAX_REQUESTS) -> LittleRun:
     """Issue ``n`` requests at the bandwidth-limited rate and measure the bytes in flight.
 
     :class:`~base.errors.BadInput` (a ``ValueError``) naming the parameter for ``n < 1``, a size,
-    bandwidth or latency <= 0, ``jitter < 0``.
+    bandwidth or latency <= 0, ``jitter < 0``, or more than ``max_requests`` requests
+    (:data:`MAX_REQUESTS`, refused before anything is allocated).
     """
     n = validate.integer("n", n)
+    validate.budget("n", n, max_requests, "requests to simulate", "max_requests")
     request_bytes = validate.time("request_bytes", request_bytes)
     bandwidth = validate.time("bandwidth", bandwidth)
     latency = validate.time("latency", latency)

@@ -13,7 +13,8 @@ Two modes run the *same* algorithm code:
 * ``GlobalMemory(real=False)``: arrays are shapes only; loads return :class:`Phantom` tiles that
   propagate shapes through NumPy syntax (ufuncs, ``@``, reductions, ``np.where``) without arithmetic.
 
-All tallies are Python ints (unbounded), never NumPy int64.
+All tallies are Python ints (unbounded), never NumPy int64, and count-only shapes are Python ints too:
+a Phantom of ``10**30`` rows slices and broadcasts in pure Python, so sizes beyond int64 count exactly.
 
 Bad input (a complex or object array placed in memory) is :class:`~base.errors.BadInput` naming the
 array.  A shape mismatch inside a load, store or product is an executor's bug, not the caller's
@@ -131,13 +132,9 @@ class Phantom:
         return f"Phantom{self.shape}"
 
     def __getitem__(self, idx):
-        if type(idx) is tuple and len(idx) == 2 and len(self.shape) == 1:
-            a, b = idx
-            if b is None and a == slice(None):          # x[:, None]
-                return Phantom((self.shape[0], 1))
-            if a is None and b == slice(None):          # x[None, :]
-                return Phantom((1, self.shape[0]))
-        return Phantom(np.broadcast_to(np.empty((), np.int8), self.shape)[idx].shape)
+        """The shape of ``x[idx]`` for slices, ints, ``None`` and ``...``, in pure Python (any size: no
+        NumPy array, whose dimensions stop at 2**63)."""
+        return Phantom(_index_shape(self.shape, idx))
 
     def reshape(self, *shape):
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple) else shape
@@ -208,6 +205,40 @@ class Phantom:
         raise TypeError(f"Phantom does not support numpy.{name}")
 
 
+def _slice_len(s: slice, n: int) -> int:
+    """``len(range(n)[s])`` by arithmetic (``len`` of a range stops at ``sys.maxsize``)."""
+    start, stop, step = s.indices(n)
+    if step > 0:
+        return max(0, (stop - start + step - 1) // step)
+    return max(0, (start - stop - step - 1) // -step)
+
+
+def _index_shape(shape: tuple, idx) -> tuple:
+    """The shape of ``array[idx]`` for an array of ``shape``: basic indexing (slices, ints, ``None``, one
+    ``...``), computed from the index alone."""
+    idx = idx if type(idx) is tuple else (idx,)
+    if any(ix is Ellipsis for ix in idx):
+        k = idx.index(Ellipsis)
+        used = sum(1 for ix in idx if ix is not None and ix is not Ellipsis)
+        idx = idx[:k] + (slice(None),) * (len(shape) - used) + idx[k + 1:]
+    out, dim = [], 0
+    for ix in idx:
+        if ix is None:
+            out.append(1)
+            continue
+        if dim >= len(shape):
+            raise IndexError(f"too many indices for a shape {shape}")
+        if isinstance(ix, slice):
+            out.append(_slice_len(ix, shape[dim]))
+        elif isinstance(ix, (int, np.integer)) and not isinstance(ix, bool):
+            if not -shape[dim] <= ix < shape[dim]:
+                raise IndexError(f"index {ix} out of range for axis {dim} of size {shape[dim]}")
+        else:
+            raise TypeError("tile indices are slices, ints or None")
+        dim += 1
+    return tuple(out) + tuple(shape[dim:])
+
+
 def is_phantom(x) -> bool:
     return isinstance(x, Phantom)
 
@@ -235,19 +266,9 @@ def _count(shape, idx) -> tuple:
         stop = n if stop is None else stop
         if 0 <= start and 0 <= stop:
             return (max(0, min(stop, n) - start),) + shape[1:]
-    if not isinstance(idx, tuple):
-        idx = (idx,)
-    out = []
-    for dim, ix in enumerate(idx):
-        if isinstance(ix, slice):
-            out.append(len(range(*ix.indices(shape[dim]))))
-        elif isinstance(ix, (int, np.integer)):
-            if not -shape[dim] <= ix < shape[dim]:
-                raise IndexError(f"index {ix} out of range for axis {dim} of size {shape[dim]}")
-        else:
-            raise TypeError("tile indices are slices or ints")
-    out.extend(shape[len(idx):])
-    return tuple(out)
+    if any(ix is None or ix is Ellipsis for ix in (idx if isinstance(idx, tuple) else (idx,))):
+        raise TypeError("tile indices are slices or ints")
+    return _index_shape(shape, idx)
 
 
 class GlobalMemory:

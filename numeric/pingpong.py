@@ -21,7 +21,10 @@ import numpy as np
 
 from base import validate
 
-__all__ = ["PingPongRun", "simulate_pingpong"]
+__all__ = ["PingPongRun", "simulate_pingpong", "MAX_TILES"]
+
+#: at most this many tiles per run (three heap events each, about 5 us: 5 s); ``max_tiles=``
+MAX_TILES = 1 << 20
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,10 +50,13 @@ class PingPongRun:
         return self.makespan / self.n_tiles
 
 
-def simulate_pingpong(n_tiles: int, t_mma: float, t_exp: float, warpgroups: int = 2) -> PingPongRun:
+def simulate_pingpong(n_tiles: int, t_mma: float, t_exp: float, warpgroups: int = 2, *,
+                      max_tiles: int = MAX_TILES) -> PingPongRun:
     """Simulate ``n_tiles`` tiles; :class:`~base.errors.BadInput` (a ``ValueError``) naming the parameter
-    for a count < 1 or a time <= 0."""
+    for a count < 1, a time <= 0, or more than ``max_tiles`` tiles (:data:`MAX_TILES`, refused before
+    anything is allocated)."""
     n_tiles = validate.integer("n_tiles", n_tiles)
+    validate.budget("n_tiles", n_tiles, max_tiles, "tiles to simulate", "max_tiles")
     warpgroups = validate.integer("warpgroups", warpgroups)
     t_mma = validate.time("t_mma", t_mma)
     t_exp = validate.time("t_exp", t_exp)

@@ -32,7 +32,10 @@ import numpy as np
 from base import validate
 from base.errors import BadInput
 
-__all__ = ["PipelineRun", "simulate", "draw_latencies"]
+__all__ = ["PipelineRun", "simulate", "draw_latencies", "MAX_TILES"]
+
+#: at most this many tiles per run (about 0.5 us and 100 bytes each: 2 s and 400 MB); ``max_tiles=``
+MAX_TILES = 1 << 22
 
 
 def draw_latencies(n: int, latency: float, jitter: float, seed) -> np.ndarray:
@@ -106,15 +109,18 @@ class PipelineRun:
 
 
 def simulate(n: int, t_comp: float, t_x: float, latency: float, stages: int, *, issue_ahead: bool = True,
-             jitter: float = 0.0, seed=0, tile_bytes: float = 1.0) -> PipelineRun:
+             jitter: float = 0.0, seed=0, tile_bytes: float = 1.0, max_tiles: int = MAX_TILES) -> PipelineRun:
     """Run the loop for ``n`` tiles (see the module docstring for the machine).
 
     :class:`~base.errors.BadInput` (a ``ValueError``) naming the parameter for ``n < 1``, ``stages < 1``,
-    a time <= 0, ``jitter < 0`` or an ``issue_ahead`` that is not a bool.
-    About 0.5 us per tile (a tight loop over Python floats).
+    a time <= 0, ``jitter < 0``, an ``issue_ahead`` that is not a bool, or more than ``max_tiles`` tiles
+    (:data:`MAX_TILES`, refused before anything is allocated).  Buffers beyond the tile count are never
+    used (tile ``i`` takes buffer ``i mod stages``), so only ``min(stages, n)`` are kept: ``stages=10**9``
+    costs what ``stages=n`` does.  About 0.5 us per tile (a tight loop over Python floats).
     """
     n = validate.integer("n", n)
     stages = validate.integer("stages", stages)
+    validate.budget("n", n, max_tiles, "tiles to simulate", "max_tiles")
     t_comp = validate.time("t_comp", t_comp)
     t_x = validate.time("t_x", t_x)
     latency = validate.time("latency", latency)
@@ -129,7 +135,7 @@ def simulate(n: int, t_comp: float, t_x: float, latency: float, stages: int, *, 
     arrive = [0.0] * n
     start = [0.0] * n
     finish = [0.0] * n
-    buffers = [0.0] * (stages if issue_ahead else 1)   # when each buffer is next free
+    buffers = [0.0] * (min(stages, n) if issue_ahead else 1)   # when each buffer is next free
     nbuf = len(buffers)
     channel_free = 0.0                                  # the channel's last transfer ends
     tc_free = 0.0                                       # the tensor core's last tile ends
