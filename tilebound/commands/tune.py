@@ -287,7 +287,7 @@ def _run_buckets(args, out) -> int:
     rows.append(("per shape", "all", len(shapes), len(shapes), "1.000", "1.000", "1.000", "—", "100%"))
     table = Table(("scheme", "phase", "shapes", "tuned", "median", "p90", "worst", "worst shape", "within 5%"),
                   tuple(rows), caption=f"{k.hw.name}: slowdown of the bucket's config against each shape's own optimum "
-                                       f"({len(shapes)} shapes, {n_nk} weight shapes)")
+                                       f"({len(shapes)} shapes, {n_nk} weight shape{'s' if n_nk != 1 else ''})")
     _render(table, args.format, out)
     return 0
 

@@ -1,0 +1,168 @@
+"""``tilebound tune``: the score table, the plot, buckets, the cache, and one-line exit 2 on bad input.
+
+Figures are checked against the schedule space's own answers (``landscape``'s optimum) or against what the
+command was asked (runs = seeds x shapes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tilebound.cli import main
+from tilebound.output import is_ours
+from tuning import schedule
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(capsys, *argv):
+    rc = main(["tune", *argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def rows(out: str, name: str) -> list[list[str]]:
+    """Table rows whose first cell is ``name``, split on two or more spaces."""
+    import re
+    return [re.split(r"\s{2,}", ln.strip()) for ln in out.splitlines() if ln.split()[:1] == [name]]
+
+
+def test_the_issue_command_prints_the_score_table(capsys):
+    rc, out, err = run(capsys, "--gpu", "H100", "--shape", "4096,4096,4096", "--strategy", "tpe", "--budget", "30",
+                       "--seeds", "3")
+    assert rc == 0, err
+    assert "best/opt at 30" in out and "P at 30" in out and "evals to 5%" in out
+    (row, by_t) = rows(out, "tpe")
+    assert row[1] == "3"                                                 # 3 seeds x 1 shape
+    assert by_t[0] == "tpe" and len(by_t) == 4                           # t = 10, 25, 30
+    opt = schedule.landscape(4096, 4096, 4096).best_time
+    assert f"optimum {opt * 1e6:.2f} us" in out
+
+
+def test_exhaustive_over_the_whole_space_finds_the_optimum(capsys):
+    rc, out, _ = run(capsys, "--shape", "16,4096,4096", "--strategy", "exhaustive,random", "--budget", "6000",
+                     "--seeds", "1")
+    assert rc == 0
+    ex, rnd = rows(out, "exhaustive")[0], rows(out, "random")[0]
+    assert ex[2].startswith("1.000") and rnd[2].startswith("1.000")     # every config measured: the optimum
+
+
+def test_pooled_and_per_shape_tables_for_the_course(capsys):
+    rc, out, _ = run(capsys, "--shapes", "course", "--strategy", "random,triton", "--budget", "20", "--seeds", "2",
+                     "--per-shape", "--format", "markdown")
+    assert rc == 0
+    assert out.count("| random") == 4 + 2                                # 4 per-shape tables + pooled + by-t
+    runs = [ln.split("|")[2].strip() for ln in out.splitlines() if ln.startswith("| random") and "%" in ln]
+    assert runs == ["2"] * 4 + ["8"]                                     # 2 seeds a shape; pooled 4 x 2
+
+
+def test_plot_draws_a_marked_image(capsys, tmp_path):
+    path = tmp_path / "scores.png"
+    rc, out, err = run(capsys, "--shape", "2048,2048,512", "--strategy", "random,genetic", "--budget", "15",
+                       "--seeds", "3", "--plot", str(path))
+    assert rc == 0, err
+    assert path.read_bytes()[:4] == b"\x89PNG" and is_ours(str(path))
+    assert f"wrote {path}" in out
+
+
+def test_plot_refuses_a_file_it_did_not_write(capsys, tmp_path):
+    path = tmp_path / "mine.png"
+    path.write_bytes(b"precious")
+    rc, _, err = run(capsys, "--shape", "16,16,16", "--strategy", "random", "--budget", "5", "--seeds", "1",
+                     "--plot", str(path))
+    assert rc == 2 and err.startswith("tilebound: output:") and path.read_bytes() == b"precious"
+
+
+def test_cache_replays_and_refuses_a_corrupt_file(capsys, tmp_path):
+    args = ("--shape", "16,4096,4096", "--strategy", "random", "--budget", "10", "--seeds", "2",
+            "--cache", str(tmp_path))
+    rc, out1, err = run(capsys, *args)
+    assert rc == 0 and "6000 config measurements added" in err
+    rc, out2, err = run(capsys, *args)
+    assert rc == 0 and "0 config measurements added" in err
+    assert rows(out1, "random") == rows(out2, "random")
+    path = tmp_path / "H100" / "M16_N4096_K4096.json"
+    doc = json.loads(path.read_text())
+    doc["space_version"] = "ffffffffffffffff"
+    path.write_text(json.dumps(doc))
+    rc, out, err = run(capsys, *args)
+    assert rc == 2 and out == "" and err.startswith("tilebound: cache:") and err.count("\n") == 1
+    path.write_text("{not json")
+    rc, _, err = run(capsys, *args)
+    assert rc == 2 and err.startswith("tilebound: cache:") and "corrupt" in err
+
+
+def test_buckets_table(capsys):
+    rc, out, err = run(capsys, "--buckets", "--shape", "100,4096,4096", "--shape", "128,4096,4096")
+    assert rc == 0, err
+    for scheme in ("pow2", "pow2up", "vllm"):
+        assert [r[1] for r in rows(out, scheme)] == ["decode", "all"]     # both M <= 256: no prefill row
+    (vllm, _) = rows(out, "vllm")
+    assert vllm[3] == "2" and float(vllm[6]) >= 1.0   # buckets 96 and 128: M = 128 is its own; 100 -> 96
+    (pow2, _) = rows(out, "pow2")
+    assert pow2[3] == "1" and float(pow2[6]) >= 1.0   # both in bucket 128
+
+
+@pytest.mark.parametrize("argv,param", [
+    (["--strategy", "bogus"], "strategy"),
+    (["--strategy", "tpe,tpe"], "strategy"),
+    (["--gpu", "TPU"], "gpu"),
+    (["--budget", "0"], "budget"),
+    (["--budget", "-5"], "budget"),
+    (["--budget", "6001"], "budget"),
+    (["--budget", "ten"], "budget"),
+    (["--seeds", "0"], "seeds"),
+    (["--shape", "0,4096,4096"], "M"),
+    (["--shape", "16,-1,4096"], "N"),
+    (["--shape", "16,4096"], "shape"),
+    (["--shapes", "llama"], "shapes"),
+    (["--shape", "1,2,3", "--shapes", "course"], "shape"),
+    (["--seeds", "100", "--max-runs", "50"], "seeds"),
+    (["--buckets", "--learned"], "buckets"),
+    (["--buckets", "--plot", "x.png"], "plot"),
+    (["--cache", ""], "cache"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, param):
+    base = [] if {"--shape", "--shapes", "--buckets"} & set(argv) else ["--shape", "16,16,16"]
+    rc, out, err = run(capsys, *base, *argv)
+    assert rc == 2, (out, err)
+    assert err.startswith(f"tilebound: {param}:") and err.count("\n") == 1, err
+    assert out == ""
+
+
+def test_without_the_tune_extra_the_command_names_it(capsys, monkeypatch):
+    for mod in list(sys.modules):
+        if mod == "optuna" or mod.startswith("optuna."):
+            monkeypatch.delitem(sys.modules, mod)
+    monkeypatch.setitem(sys.modules, "optuna", None)
+    rc, out, err = run(capsys, "--shape", "16,16,16", "--strategy", "random,tpe", "--budget", "5", "--seeds", "1")
+    assert rc == 2 and out == ""
+    assert err.startswith("tilebound: strategy:") and "pip install 'tilebound[tune]'" in err
+
+
+def test_without_matplotlib_the_plot_names_the_plot_extra(capsys, monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    rc, out, err = run(capsys, "--shape", "16,16,16", "--strategy", "random", "--budget", "5", "--seeds", "1",
+                       "--plot", str(tmp_path / "x.png"))
+    assert rc == 2 and err.startswith("tilebound: plot:") and "tilebound[plot]" in err
+
+
+def test_tune_is_found_by_discovery():
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8"}
+    proc = subprocess.run([sys.executable, "-m", "tilebound", "--help"], cwd=ROOT, env=env, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0 and "tune" in proc.stdout
+
+
+@pytest.mark.slow
+def test_learned_report(capsys):
+    rc, out, err = run(capsys, "--learned")
+    assert rc == 0, err
+    (course,) = rows(out, "course")
+    assert float(course[2]) > 0.9                                         # Spearman rho on the course's four
+    assert float(course[6]) < float(course[7])                            # beats the constant predictor
