@@ -9,8 +9,8 @@ split empty checked by enumeration.
 
 from __future__ import annotations
 
+import math
 import time
-from itertools import product
 
 import pytest
 import sympy as sp
@@ -70,7 +70,7 @@ def test_exact_values_are_the_hand_closed_forms(pt, ref, packed, paged):
         if want is None:                      # the block-by-block table sum is too long by hand at 10**9
             want = hand(*pt, packed)
             assert got["reads_table"] == pt[0] * (pt[2] if packed else pt[1]) * (
-                cdiv(pt[4], P_) + cdiv(pt[4], pt[7]) - 1 - (cdiv(pt[4], pt[7]) - 1) * __import__("math").gcd(P_, pt[7]) // P_)
+                cdiv(pt[4], P_) + cdiv(pt[4], pt[7]) - 1 - (cdiv(pt[4], pt[7]) - 1) * math.gcd(P_, pt[7]) // P_)
             want["reads_table"] = got["reads_table"]
             want["reads"] += got["reads_table"]
             want["bytes"] += 4 * got["reads_table"]
