@@ -382,8 +382,11 @@ def per_expression(model, text: str, quantity: str | None = None):
         q = quantity or model.main_quantity
         try:
             e = theta_of(model, q) if key == "theta" else _leading_of(model, q)
-        except ValueError as exc:       # the asymptotics cannot classify a term
-            raise BadInput("per", f"{model.name} has no {key} for {q}: {exc}") from None
+        except ValueError as exc:       # the asymptotics cannot classify a term (a Piecewise, a Max of sums)
+            why = str(exc).split(":")[0]
+            raise BadInput("per", f"{model.name} has no {key} for {q} ({why if len(why) <= 60 else 'its terms have no one Θ class'}"
+                                  f" over the model's regime); give --per as an expression in "
+                                  f"{', '.join(_param_names(model))}") from None
         foreign = foreign_symbols(model, e)
         if foreign:      # e.g. the causal models' asymptotics, taken of their divisible form
             from symbolic.printing.text import to_text

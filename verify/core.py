@@ -252,7 +252,8 @@ def assert_agree(formula: Callable[[Point], Values], execute: Callable[[Point], 
     formula and the executor agree at every point.  Both callables take a point (a mapping of
     parameter names to values) and return a non-empty mapping ``{quantity: value}``; every quantity
     the formula returns must be among the executor's and equal to it.  Returns the number of points
-    checked.  ``BadInput`` for no points."""
+    checked.  ``BadInput`` for no points, and (naming ``formula`` or ``executor``) for a return that is not
+    a non-empty mapping - that is a broken contract, not a disagreement."""
     from base.errors import BadInput
     pts = list(points)
     if not pts:
@@ -261,15 +262,24 @@ def assert_agree(formula: Callable[[Point], Values], execute: Callable[[Point], 
     if bad:
         raise BadInput("points", f"each point is a mapping {{parameter: value}}, got {bad[0]!r}")
 
-    def checked_formula(point):
-        v = formula(point)
-        msg = _values_error("formula", v)
-        if msg:
-            raise TypeError(msg)
-        return v
+    broken: list = []            # (who, message): a callable that broke the {quantity: value} contract
 
-    check = _UserCheck(checked_formula, execute, lambda full: pts, compare=compare)
+    def contract(who, fn):
+        def run(point):
+            v = fn(point)
+            msg = _values_error(who, v)
+            if msg:
+                broken.append((who, msg))
+                raise TypeError(msg)
+            return v
+        return run
+
+    check = _UserCheck(contract("formula", formula), contract("executor", execute), lambda full: pts,
+                       compare=compare)
     rep = run_check(check, use_hypothesis=False)
+    if broken:                   # not a disagreement: the callable returned something that is not counts
+        who, msg = broken[0]
+        raise BadInput(who, msg)
     worst = rep.smallest_failure()
     if worst is not None:
         raise AssertionError(f"{rep.failed} of {rep.points} points disagree; smallest {worst.point}: {worst.message}")

@@ -64,9 +64,16 @@ _BYTE_UNITS = ((10**15, "PB"), (10**12, "TB"), (10**9, "GB"), (10**6, "MB"), (10
 _TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"), (1e-12, "ps"))
 
 
+#: a float at or beyond this prints in scientific form: its digits past the 16th are the binary
+#: value's, not the exact number's (``9.99e44`` would print as ``999,999,999,999,999,929,757,...``)
+_FLOAT_DIGITS_LIMIT = 1e15
+
+
 def _sig(x: float, digits: int = 3) -> str:
     if x == 0:
         return "0"
+    if abs(x) >= _FLOAT_DIGITS_LIMIT:
+        return f"{x:.{digits - 1}e}"
     if abs(x) >= 10 ** digits:
         return f"{x:,.0f}"
     return f"{x:.{digits}g}"
