@@ -1,11 +1,16 @@
-r"""A complete LaTeX document of models: ``pdflatex`` compiles it as it is.
+r"""LaTeX of models for lecture notes: a complete document, or fragments to ``\input`` in one's own.
 
-Each model gets a section with its summary, source, notes, its formulas as an ``align*`` environment
-(:func:`~symbolic.printing.latex.model_to_latex`) and any sweep tables given with it (booktabs, through
-:func:`~symbolic.printing.tables.render`).  The preamble uses only packages of Debian's
-``texlive-latex-base`` and ``texlive-latex-recommended`` (amsmath, amssymb, booktabs, float, geometry; float
-keeps each sweep table in its model's section instead of drifting past the next heading), and every
-piece of text goes through :func:`~symbolic.printing.latex.escape`, so the file is pure ASCII.
+A model's LaTeX (:func:`model_fragment`) is its summary, source, parameters with their meanings, notes
+and its formulas as an ``align*`` environment (:func:`~symbolic.printing.latex.model_to_latex`), every
+piece of prose with its math set as math (:mod:`.prose`).  A sweep table is a siunitx/booktabs table
+(:func:`~symbolic.printing.tables.render_latex`), an algorithm listing an ``algorithm`` float
+(:mod:`.listing`), a figure a ``figure`` float around PGF drawn by matplotlib (made by the command line,
+which has the sweeps and executed points, and handed in as LaTeX).
+
+A fragment needs only the packages of :data:`PREAMBLE` (``tilebound latex --preamble`` prints it): all of
+them from Debian's texlive-latex-base, -recommended and -science plus pgf (texlive-pictures), and every
+fragment is pure ASCII.  :func:`to_document` wraps the models in a complete document (:data:`DOCUMENT_HEAD`:
+a class, a page, :data:`PREAMBLE`, floats kept in their model's section) that ``pdflatex`` compiles as it is.
 """
 
 from __future__ import annotations
@@ -13,53 +18,131 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .latex import escape, model_to_latex
-from .tables import render
+from .prose import prose
+from .tables import render_latex
 
-__all__ = ["ModelEntry", "to_document", "print_document", "PREAMBLE"]
+__all__ = ["ModelEntry", "PREAMBLE", "DOCUMENT_HEAD", "model_fragment", "table_fragment", "figure_fragment",
+           "listing_fragment", "fragments", "to_document", "print_document", "FIGURE_NOTE"]
 
-PREAMBLE = r"""\documentclass[10pt]{article}
+#: the packages a fragment needs, one a line with what it is for; ``tilebound latex --preamble`` prints it
+PREAMBLE = r"""\usepackage{amsmath}       % align*, \intertext, \text: the formulas
+\usepackage{amssymb}       % \lesssim
+\usepackage{booktabs}      % \toprule, \midrule, \bottomrule: the tables
+\usepackage{siunitx}       % S columns: numbers aligned on the decimal point, digit groups
+\usepackage{algorithm}     % the listings' float
+\usepackage{algpseudocode}  % \For, \State, \Comment: the listings (algorithmicx)
+\usepackage{url}           % \path: file and code names, breakable
+\usepackage{graphicx}      % \resizebox: a figure no wider than the text
+\usepackage{pgf}           % the figures (PGF drawn by matplotlib)
+\providecommand{\mathdefault}[1]{#1}  % used by matplotlib's PGF tick labels
+"""
+
+#: the head of a complete document: class, page, :data:`PREAMBLE`, floats kept where they are placed
+DOCUMENT_HEAD = r"""\documentclass[10pt]{article}
 \usepackage[margin=2cm,landscape]{geometry}
-\usepackage{amsmath}
-\usepackage{amssymb}
-\usepackage{booktabs}
-\usepackage{float}
+""" + PREAMBLE + r"""\usepackage{float}
 \floatplacement{table}{H}
+\floatplacement{figure}{H}
+\floatplacement{algorithm}{H}
 \allowdisplaybreaks
 \setlength{\parindent}{0pt}
 \setlength{\parskip}{0.5em}
 """
 
+#: what the notes say about figures when the plot extra (matplotlib) is not installed
+FIGURE_NOTE = ("Figures: with the plot extra installed (pip install 'tilebound[plot]') and pdflatex on the path, "
+               "tilebound latex --standalone draws one figure per model that has a sweep (the formula, its "
+               "leading term dashed, the executed counts as points); tilebound plot MODEL --vary ... draws one "
+               "on its own.")
+
 
 @dataclass(frozen=True)
 class ModelEntry:
-    """A model and the tables (already evaluated) to print after its formulas."""
+    """A model and what to print with it: sweep tables (already evaluated), a figure (LaTeX of a PGF
+    picture, or ``""``), an algorithm listing (:class:`symbolic.listings.Listing` or ``None``)."""
 
     model: object
     tables: tuple = ()
+    figure: str = ""
+    figure_caption: str = ""
+    listing: object = None
 
 
-def _section(entry: ModelEntry) -> str:
-    m = entry.model
-    lines = [rf"\section{{{escape(m.name)}}}", escape(m.summary) + "."]
+def _params_line(m) -> str:
+    params = tuple(getattr(m, "params", ()))
+    if not params:
+        return ""
+    parts = [f"${p.latex}$" + (f", {prose(p.meaning, params)}" if p.meaning else "") for p in params]
+    return r"\emph{Parameters:} " + "; ".join(parts) + "."
+
+
+def model_fragment(m, environment: str = "align*") -> str:
+    """A model's prose and formulas, without a heading: summary, source, parameters, notes, formulas."""
+    params = tuple(getattr(m, "params", ()))
+    lines = [prose(m.summary, params).rstrip(".") + "."]
     if m.source:
-        lines.append(rf"\emph{{Source:}} {escape(m.source)}.")
+        lines.append(rf"\emph{{Source:}} {prose(m.source, params).rstrip('.')}.")
+    pl = _params_line(m)
+    if pl:
+        lines.append(pl)
     for note in getattr(m, "notes", ()) or ():
-        lines.append(rf"\emph{{Note:}} {escape(str(note).removeprefix('NOTE:').strip())}")
-    lines.append(model_to_latex(m, environment="align*"))
-    for table in entry.tables:
-        lines.append(render(table, "latex"))
+        lines.append(rf"\emph{{Note:}} {prose(str(note).removeprefix('NOTE:').strip(), params)}")
+    # prose with paths and long code names: sloppypar lets its lines stretch rather than run into the margin
+    lines = [r"\begin{sloppypar}" + ln + r"\end{sloppypar}" for ln in lines]
+    # a long list of formulas may break across pages: \allowdisplaybreaks, kept inside a group
+    lines.append("\\begingroup\\allowdisplaybreaks\n" + model_to_latex(m, environment=environment) + "\n\\endgroup")
     return "\n\n".join(lines)
 
 
-def to_document(entries, title: str = "tilebound: cost formulas", author: str = "generated by tilebound") -> str:
-    """The whole document as a string (``entries``: :class:`ModelEntry` or bare models)."""
+def table_fragment(table, model=None) -> str:
+    return render_latex(table, tuple(getattr(model, "params", ())))
+
+
+def figure_fragment(picture: str, caption: str) -> str:
+    r"""A ``figure`` float around a PGF picture, scaled down to the text's width when wider.  The picture
+    is boxed with ``\setbox`` (not read as a macro argument: matplotlib's PGF changes catcodes inside)."""
+    return "\n".join([r"\begin{figure}", r"\centering", r"\setbox0=\hbox{%", picture.rstrip() + "%", "}%",
+                      r"\ifdim\wd0>\linewidth\resizebox{\linewidth}{!}{\box0}\else\leavevmode\box0\fi",
+                      rf"\caption{{{caption}}}", r"\end{figure}"])
+
+
+def listing_fragment(listing) -> str:
+    from .listing import listing_to_latex
+    return listing_to_latex(listing)
+
+
+def fragments(entry: ModelEntry) -> list[tuple[str, str]]:
+    """``[(suffix, latex), ...]`` for one model: ``""`` (the model), ``.sweep``/``.sweep2``... (tables),
+    ``.algorithm`` (the listing), ``.figure``; the file of each is ``<model name><suffix>.tex``."""
+    m = entry.model
+    out = [("", model_fragment(m))]
+    for k, t in enumerate(entry.tables):
+        out.append((".sweep" + (str(k + 1) if k else ""), table_fragment(t, m)))
+    if entry.listing is not None:
+        out.append((".algorithm", listing_fragment(entry.listing)))
+    if entry.figure:
+        out.append((".figure", figure_fragment(entry.figure, entry.figure_caption)))
+    return out
+
+
+def _section(entry: ModelEntry) -> str:
+    parts = [rf"\section{{{escape(entry.model.name)}}}"]
+    parts += [tex for _, tex in fragments(entry)]
+    return "\n\n".join(parts)
+
+
+def to_document(entries, title: str = "tilebound: cost formulas", author: str = "generated by tilebound",
+                notes: tuple = ()) -> str:
+    """The whole document as a string (``entries``: :class:`ModelEntry` or bare models); ``notes`` are
+    paragraphs for its introduction (e.g. :data:`FIGURE_NOTE`)."""
     entries = [e if isinstance(e, ModelEntry) else ModelEntry(e) for e in entries]
-    body = [PREAMBLE,
+    body = [DOCUMENT_HEAD,
             rf"\title{{{escape(title)}}}", rf"\author{{{escape(author)}}}", r"\date{}",
             r"\begin{document}", r"\maketitle",
             r"Counts are exact: elements moved between HBM and on-chip memory, FLOPs, or times in seconds, "
             r"with ceilings where the loops have them. $\sim$ marks the leading term with its constant, "
             r"$\Theta$ the class with constants dropped, both over the regime stated beside them."]
+    body += [prose(n) for n in notes]
     body += [_section(e) for e in entries]
     body.append(r"\end{document}")
     return "\n\n".join(body) + "\n"

@@ -10,6 +10,7 @@ a parameter's own LaTeX form, :attr:`symbolic.params.Param.latex`); every option
 
 from __future__ import annotations
 
+import re
 from types import MappingProxyType
 
 import sympy as sp
@@ -80,41 +81,264 @@ def print_latex(expr, **settings) -> None:
     print(to_latex(expr, **settings))
 
 
-#: a sum wider than BREAK_AT characters (measured on its one-line text form, a fair proxy for its
-#: printed width) is broken between terms; a single term wider than UNBREAKABLE (four lines: the
-#: widest in the toolkit but one is 202, gemm.l2's L2 sum is 4,299) is set as wrapped ASCII text
-BREAK_AT = 90
-UNBREAKABLE = 4 * BREAK_AT
+# ----------------------------------------------------------------------------- breaking long formulas
+#: break points the marking printer leaves in its output (control characters, never in LaTeX text):
+#: before a sum's ``+``/``-``, between a product's factors, after a function argument's comma
+_BEFORE_OP, _BETWEEN_FACTORS, _AFTER_COMMA = "\x1f", "\x1e", "\x1d"
+_MARKS = _BEFORE_OP + _BETWEEN_FACTORS + _AFTER_COMMA
+
+#: the width (in :func:`latex_width` units, about one character of 10pt math) a formula's right-hand
+#: side may take before it is broken; chosen so that label, formula and unit fit a portrait A4 page
+#: with 2.5 cm margins (the fragments' target) and a fortiori the notes' landscape page
+BREAK_AT = 64
+#: a line ends at the shallowest break point that leaves it at least this share of the width
+SHORTEST = 0.45
+#: preference among break points at one depth: before a sum's operator, after a comma, between factors
+_PENALTY = {_BEFORE_OP: 0, _AFTER_COMMA: 1, _BETWEEN_FACTORS: 3, "": 0}
 
 
-def _unbreakable(expr) -> bool:
-    """Is some term of ``expr`` (``expr`` itself when not a sum) too wide for the page as math?"""
-    from .text import to_text
+class _MarkingPrinter(TileboundLatexPrinter):
+    r"""The project's printer, leaving break points in its output.  One change of form: a fraction
+    whose numerator is wider than ``long_numerator`` is set as ``\frac{1}{den} \left(num\right)``,
+    which can break inside its numerator.  Built with ``marks=False`` it prints the same text without the
+    marks (``test_latex_breaking`` checks both: the marks removed, the texts agree)."""
 
+    _default_settings = dict(TileboundLatexPrinter._default_settings, long_numerator=None)
+
+    def __init__(self, settings=None, marks: bool = True):
+        settings = dict(settings or {})
+        self._marks = marks
+        settings.setdefault("mul_symbol", " " + (_BETWEEN_FACTORS if marks else ""))
+        super().__init__(settings)
+
+    def _mark(self, m: str) -> str:
+        return m if self._marks else ""
+
+    def _print_Mul(self, expr):
+        from sympy.simplify import fraction
+        limit = self._settings["long_numerator"]
+        e, sign = expr, ""
+        if limit is not None and e.could_extract_minus_sign():
+            e, sign = -e, "- "
+        if limit is not None and e.is_Mul:
+            numer, denom = fraction(e, exact=True)
+            if denom is not sp.S.One:
+                num_tex, den_tex = self._print(numer), self._print(denom)
+                if max(latex_width(num_tex), latex_width(den_tex)) > limit:   # a flat, breakable quotient
+                    def part(x, tex):
+                        return tex if x.is_Atom or isinstance(x, sp.Function) else r"\left(%s\right)" % tex
+                    return sign + part(numer, num_tex) + self._mark(_BEFORE_OP) + " / " + part(denom, den_tex)
+        return super()._print_Mul(expr)
+
+    def _print_Piecewise(self, expr):
+        limit = self._settings["long_numerator"]
+        if limit is None:
+            return super()._print_Piecewise(expr)
+        rows = []
+        for e, c in expr.args:
+            cond = r"\text{otherwise}" if c is sp.true else r"\text{for}\: " + self._print(c)
+            # each branch broken on its own: rows of the cases environment with an empty condition cell
+            pieces = break_latex(e, max(24.0, limit / 0.6 - latex_width(cond) - 4))
+            rows.append(r" \\ \quad ".join(pieces) + " & " + cond)
+        return r"\begin{cases} " + r" \\ ".join(rows) + r" \end{cases}"
+
+    def _print_Add(self, expr, order=None):      # SymPy's own, with a mark before each operator
+        terms = self._as_ordered_terms(expr, order=order)
+        tex = ""
+        for i, term in enumerate(terms):
+            if i == 0:
+                pass
+            elif term.could_extract_minus_sign():
+                tex += self._mark(_BEFORE_OP) + " - "
+                term = -term
+            else:
+                tex += self._mark(_BEFORE_OP) + " + "
+            term_tex = self._print(term)
+            if self._needs_add_brackets(term):
+                term_tex = r"\left(%s\right)" % term_tex
+            tex += term_tex
+        return tex
+
+    def _minmax(self, expr, exp=None):
+        args = sorted(expr.args, key=sp.default_sort_key)
+        sep = ", " + self._mark(_AFTER_COMMA)
+        tex = r"\%s\left(%s\right)" % (str(expr.func).lower(), sep.join(self._print(a) for a in args))
+        return r"%s^{%s}" % (tex, exp) if exp is not None else tex
+
+    _print_Min = _minmax
+    _print_Max = _minmax
+
+
+_CONTROL = re.compile(r"\\([A-Za-z]+|.)")
+_WIDE = {"min": 3, "max": 3, "sum": 2, "lceil": 0.6, "rceil": 0.6, "lfloor": 0.6, "rfloor": 0.6,
+         "cdot": 1.5, "times": 1.5, "le": 2, "ge": 2, "sim": 2, "in": 2, "quad": 2, "Theta": 1, "Omega": 1,
+         "infty": 1.2, "sqrt": 1, "mathrm": 0, "text": 0, "frac": 0, "left": 0, "right": 0, "operatorname": 0}
+
+
+def _group(tex: str, i: int) -> int:
+    """Index after the brace group starting at ``tex[i] == '{'``."""
+    depth = 0
+    while i < len(tex):
+        c = tex[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return i
+
+
+def latex_width(tex: str, scale: float = 1.0) -> float:
+    """Rough printed width of math ``tex`` in characters: a fraction is as wide as its wider part, sub-
+    and superscripts count 0.7, ``\\left``/``\\right`` nothing, a binary operator with its spacing 2.
+    A proxy, calibrated against pdflatex's overfull-box report on the notes (0 overfull boxes)."""
+    tex = tex.translate({ord(c): None for c in _MARKS})
+    w, i = 0.0, 0
+    while i < len(tex):
+        c = tex[i]
+        if c == "\\":
+            m = _CONTROL.match(tex, i)
+            word = m.group(1)
+            i = m.end()
+            if word == "frac" and i < len(tex) and tex[i] == "{":
+                j = _group(tex, i)
+                k = _group(tex, j)
+                w += max(latex_width(tex[i + 1:j - 1], scale * 0.9), latex_width(tex[j + 1:k - 1], scale * 0.9)) + 0.4 * scale
+                i = k
+            elif word in ("text", "mathrm", "operatorname") and i < len(tex) and tex[i] == "{":
+                j = _group(tex, i)
+                w += len(tex[i + 1:j - 1]) * scale
+                i = j
+            elif word in ("left", "right"):
+                if i < len(tex) and tex[i] == "\\":
+                    m = _CONTROL.match(tex, i)
+                    w += (0.6 if m.group(1) != "." else 0) * scale
+                    i = m.end()
+                else:
+                    w += (0.6 if i < len(tex) and tex[i] != "." else 0) * scale
+                    i += 1
+            else:
+                w += _WIDE.get(word, 1.0) * scale
+            continue
+        if c in "_^":
+            i += 1
+            if i < len(tex) and tex[i] == "{":
+                j = _group(tex, i)
+                w += latex_width(tex[i + 1:j - 1], scale * 0.7)
+                i = j
+            elif i < len(tex):
+                w += 0.7 * scale
+                i += 1
+            continue
+        if c in "{} ":
+            i += 1
+            continue
+        w += (2.0 if c in "+-=<>" else 0.6 if c in "(),." else 1.35 if c.isupper() else 1.0) * scale
+        i += 1
+    return w
+
+
+_DELIM = re.compile(r"\\(left|right)(\\[A-Za-z]+|\\[{}|]|[()\[\].|/])")
+
+
+def _chunks(marked: str) -> list[tuple[str, str, int]]:
+    """Split printed math at its break points at brace depth 0: ``[(mark, text, open \\left count), ...]``;
+    ``mark`` is the break point the chunk starts after ('' for the first), the count is of the
+    ``\\left`` delimiters open at that break point."""
+    out, buf, depth, lefts, mark = [], [], 0, 0, ""
+    i = 0
+    while i < len(marked):
+        c = marked[i]
+        if c == "\\":
+            m = _DELIM.match(marked, i)
+            if m:
+                if depth == 0:
+                    lefts += 1 if m.group(1) == "left" else -1
+                buf.append(m.group())
+                i = m.end()
+                continue
+            m = _CONTROL.match(marked, i)
+            if m.group(1) in ("begin", "end"):    # no break inside an environment (cases)
+                depth += 1 if m.group(1) == "begin" else -1
+            buf.append(m.group())
+            i = m.end()
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        if c in _MARKS:
+            if depth == 0:
+                out.append((mark, "".join(buf), lefts))
+                buf, mark = [], c
+            i += 1
+            continue
+        buf.append(c)
+        i += 1
+    out.append((mark, "".join(buf), lefts))
+    # the count stored with a chunk is the one open *before* it: shift by one
+    fixed, before = [], 0
+    for mk, text, after in out:
+        fixed.append((mk, text, before))
+        before = after
+    return fixed
+
+
+def break_latex(expr, width: float = BREAK_AT, **settings) -> list[str]:
+    r"""``expr`` as LaTeX lines no wider than ``width`` (:func:`latex_width`) where it can be broken: at
+    any depth, before a sum's operator, between a product's factors (the next line starts with
+    ``\cdot``) or after a ``\min``/``\max`` argument.  A break inside ``\left( ... \right)`` closes the
+    line with ``\right.`` and opens the next with ``\left.``, so each line is balanced on its own.  A
+    fraction, a sub- or superscript is never broken.  One line when it fits."""
     expr = sp.sympify(expr)
-    terms = TileboundLatexPrinter()._as_ordered_terms(expr) if expr.is_Add else [expr]
-    return any(len(to_text(t)) > UNBREAKABLE for t in terms)
+    plain = to_latex(expr, **settings)
+    if latex_width(plain) <= width:
+        return [plain]
+    marked = _MarkingPrinter({"long_numerator": width * 0.6, **settings}).doprint(expr)
+    chunks = _chunks(marked)
+    widths = [latex_width(text) for _, text, _ in chunks]
+    # choose where each line ends: among the break points that leave the line at least SHORTEST of the
+    # width, the shallowest (fewest open \left's; a sum before a comma before a product), then the last
+    ends, start = [], 0
+    while start < len(chunks):
+        used, k, best = widths[start], start + 1, None
+        while k < len(chunks) and used + widths[k] <= width:
+            used += widths[k]
+            k += 1
+        if k >= len(chunks):
+            break
+        cands = []
+        acc = widths[start]
+        for b in range(start + 1, k + 1):       # a break before chunk b
+            if acc >= SHORTEST * width or b == k:
+                mark, _, depth = chunks[b]
+                cands.append((depth * 10 + _PENALTY[mark], -b, b))
+            if b < k:
+                acc += widths[b]
+        best = min(cands)[2] if cands else k
+        ends.append(best)
+        start = best
+    bounds = [0, *ends, len(chunks)]
+    out = []
+    for n in range(len(bounds) - 1):
+        lo, hi = bounds[n], bounds[n + 1]
+        mark, text, opened = chunks[lo]
+        first = (r"\cdot " if lo and mark == _BETWEEN_FACTORS else "") + (text.lstrip() if lo else text)
+        body = first + "".join(t for _, t, _ in chunks[lo + 1:hi])
+        head = r"\left. " * opened if lo else ""
+        tail = r" \right." * chunks[hi][2] if hi < len(chunks) else ""
+        out.append(head + body.rstrip() + tail)
+    return out
 
 
-def _broken(expr) -> list[str]:
-    """``expr`` as one line, or - when wide and a sum - several lines, terms packed greedily."""
-    from .text import to_text
-
-    expr = sp.sympify(expr)
-    if not expr.is_Add or len(to_text(expr)) <= BREAK_AT:
-        return [to_latex(expr)]
-    lines: list[tuple[str, int]] = []          # (latex, text width)
-    for k, term in enumerate(TileboundLatexPrinter()._as_ordered_terms(expr)):
-        neg = term.could_extract_minus_sign()
-        t = -term if neg else term
-        body = rf"\left({to_latex(t)}\right)" if isinstance(t, sp.Add) else to_latex(t)
-        piece = ("- " if neg else ("" if k == 0 else "+ ")) + body
-        width = len(to_text(t)) + 3
-        if lines and lines[-1][1] + width <= BREAK_AT:
-            lines[-1] = (lines[-1][0] + " " + piece, lines[-1][1] + width)
-        else:
-            lines.append((piece, width))
-    return [tex for tex, _ in lines]
+def unmarked(tex: str) -> str:
+    """Printed math with the break points removed (what :func:`to_latex` prints)."""
+    return tex.translate({ord(c): None for c in _MARKS})
 
 
 def math_text(text: str) -> str:
@@ -153,49 +377,64 @@ def _assumptions_tex(assumptions) -> str:
     return ", ".join(f"{to_latex(a)} {RELATIONS.get(r, r)} {to_latex(b)}" for a, r, b in assumptions)
 
 
-def _breakable(tex: str) -> str:
-    r"""Escaped ASCII text with line-break points after each ``*`` and ``,`` as well as at its spaces."""
-    return tex.replace("*", r"*\allowbreak{}").replace(",", r",\allowbreak{}")
+#: the width in points one row of a model's formulas may take: a portrait A4 page with 2.5 cm margins has
+#: 455pt (the fragments' target; the notes' landscape page has more)
+ROW_POINTS = 450
+#: points per :func:`latex_width` unit, measured with pdflatex on every formula line of the toolkit: about 6
+#: on average (labels and units, set as text), at most 8.6 (short lines of subscripted capitals) - the budget
+#: of a formula uses the most, so that no line runs past the margin
+POINTS_TEXT, POINTS_MATH_MOST = 6.0, 8.6
 
 
-def model_to_latex(model, environment: str = "align") -> str:
+def _label_tex(label: str) -> str:
+    return math_text(label)
+
+
+def model_to_latex(model, environment: str = "align", points: float = ROW_POINTS) -> str:
     r"""A model's sections as one ``align`` / ``align*`` / ``aligned`` environment.
 
     ``align`` and ``align*`` put each section title in an ``\intertext``; ``aligned`` (for
-    ``$$…$$``, as ``Model._repr_latex_`` uses it) puts it on a row of its own.
+    ``$$…$$``, as a notebook shows a model) puts it on a row of its own.  Titles, notes, regimes and long
+    labels are the model's prose with its math set as math (:mod:`.prose`, in the model's own
+    parameters); a formula wider than its share of ``points`` breaks across rows as math
+    (:func:`break_latex`), continuation rows indented by a quad under its relation.
     """
     from .content import LABEL_WIDTH, model_sections
+    from .prose import prose, prose_math
 
     if environment not in ENVIRONMENTS:
         raise BadInput("environment", f"must be one of {', '.join(ENVIRONMENTS)}, got {environment!r}")
     standalone = ENVIRONMENTS[environment]
+    params = tuple(getattr(model, "params", ()))
+    sections = model_sections(model)
+    lines = [ln for sec in sections for ln in sec.lines]
+    label_w = max((latex_width(_label_tex(ln.label)) for ln in lines if len(ln.label) <= LABEL_WIDTH), default=0)
+    unit_w = max((latex_width(math_text(ln.unit)) for ln in lines if ln.unit and ln.unit != "1"), default=0)
+    budget = max(24.0, (points - POINTS_TEXT * (label_w + unit_w) - 36) / POINTS_MATH_MOST)
+
+    def text(t: str) -> str:
+        return prose(t, params) if standalone else prose_math(t, params)
+
     rows: list[str] = []
-    for sec in model_sections(model):
+    for sec in sections:
         title = sec.title + (" (" + "; ".join(sec.notes) + ")" if sec.notes else "")
         cond = _assumptions_tex(sec.assumptions) if sec.assumptions else ""
         if standalone:
-            rows.append(rf"\intertext{{{escape(title)}" + (rf", when ${cond}$" if cond else "") + ":}")
+            rows.append(rf"\intertext{{{text(title)}" + (rf", when ${cond}$" if cond else "") + ":}")
         else:  # no \intertext in aligned, and no $…$ inside \text (a notebook's MathJax may not read it)
-            rows.append("&" + math_text(title + (", when " if cond else "")) + (f" {cond}" if cond else "")
-                        + r"\text{:}")
+            rows.append("&" + text(title + (", when " if cond else "")) + (f" {cond}" if cond else "") + r"\text{:}")
         for ln in sec.lines:
             unit = rf" && {math_text(ln.unit)}" if ln.unit and ln.unit != "1" else ""
-            label = math_text(ln.label)
+            label = _label_tex(ln.label)
             if len(ln.label) > LABEL_WIDTH:      # a long name (a bound's citation) on a line of its own
-                rows.append(rf"\intertext{{{escape(ln.label)}:}}" if standalone else "&" + math_text(ln.label + ":"))
+                rows.append(rf"\intertext{{{text(ln.label)}:}}" if standalone else "&" + text(ln.label) + r"\text{:}")
                 label = ""
-            if standalone and _unbreakable(ln.expr):   # wrapped text in the page's width, not math off its edge
-                from .text import relation_text, to_text
-                rows.append(rf"\intertext{{\sloppy {escape(ln.label)} {escape(relation_text(ln.relation, unicode=False))} "
-                            rf"{{\small\ttfamily {_breakable(escape(to_text(ln.expr, unicode=False)))}}}"
-                            + (f" [{escape(ln.unit)}]" if ln.unit and ln.unit != "1" else "") + "}")
-                continue
             rel = RELATIONS.get(ln.relation, ln.relation)
-            pieces = _broken(ln.expr)
+            pieces = break_latex(ln.expr, budget)
             for k, piece in enumerate(pieces):
                 last = k == len(pieces) - 1
-                head = rf"{label} &{rel} " if k == 0 else r"&\quad "
-                rows.append(head + piece + (unit if last else ""))
+                lead = rf"{label} &{rel} " if k == 0 else r"&\quad "
+                rows.append(lead + piece + (unit if last else ""))
     body = []
     for i, row in enumerate(rows):
         nxt = rows[i + 1] if i + 1 < len(rows) else None

@@ -95,6 +95,7 @@ def plot_series(series, xlabel: str, ylabel: str, title: str, path: str, loglog:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120, metadata=metadata or None)
+    # PGF takes no metadata argument at all (matplotlib's pgf backend): pass it only when there is some
+    fig.savefig(path, dpi=120, **({"metadata": metadata} if metadata else {}))
     plt.close(fig)
     return path

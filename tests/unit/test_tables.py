@@ -39,19 +39,12 @@ def test_markdown():
     ]
 
 
-def test_latex_booktabs():
-    got = " ".join(render(TABLE, "latex").split())
-    assert got == (r"\begin{table} \centering \begin{tabular}{rrl} \toprule N & total & name \\ \midrule "
-                   r"512 & 12,345,678 & a\_b \\ 1,024 & 3 & x\textbar{}y \\ \bottomrule \end{tabular} \end{table}")
-
-
 def test_caption_and_notes():
     t = Table(("N",), ((1,),), caption="IO vs N", notes=("counts in elements",))
     assert render(t, "text").splitlines()[0] == "IO vs N"
     assert render(t, "markdown").startswith("**IO vs N**\n")
     assert render(t, "text").endswith("counts in elements")
-    tex = render(t, "latex")
-    assert r"\caption{IO vs N}" in tex and r"{\footnotesize counts in elements}" in tex
+    # LaTeX: tests/unit/test_latex_tables.py
 
 
 def test_ascii_target_spells_caption_and_notes_in_ascii():
@@ -118,11 +111,6 @@ CELLS = [
                          ids=[f"{i}-{target}-{exp[:30]}" for i, (_, target, exp) in enumerate(CELLS)])
 def test_format_cell(value, target, expected):
     assert format_cell(value, target) == expected
-
-
-def test_numbers_right_text_left():
-    tex = render(Table(("a", "b", "c"), ((1, "x", Measure(1, "B")), (None, "y", Fraction(1, 2)))), "latex")
-    assert r"\begin{tabular}{rlr}" in tex
 
 
 @given(st.integers(-10**30, 10**30))

@@ -1,6 +1,29 @@
-"""``tilebound latex``: align environments for the models, or a complete document (``--standalone``)."""
+r"""``tilebound latex``: LaTeX of models for lecture notes.
+
+::
+
+    tilebound latex [MODEL ...]                  align environments on standard output
+    tilebound latex MODEL ... --standalone -o F  a complete document: prose, formulas, sweep tables,
+                                                 algorithm listings and (with the plot extra) figures
+    tilebound latex MODEL ... --split DIR        one fragment per model, table, listing and figure:
+                                                 DIR/<model>.tex, <model>.sweep.tex, <model>.algorithm.tex,
+                                                 <model>.figure.tex, each \input-able after the preamble
+    tilebound latex --preamble                   the packages a fragment needs
+
+Figures are matplotlib's PGF (vector), drawn from :func:`tilebound.report.plot_series` (the formula, its
+leading term dashed, the model's executor's counts as points) by :func:`symbolic.printing.plot.plot_series`;
+they need the plot extra and pdflatex (matplotlib's PGF backend measures text with it).  Without them the
+notes say how to get figures.  Files go through :mod:`tilebound.output` (atomic, marked as tilebound's,
+never over a file tilebound did not write unless ``--force``).
+
+Bad input (one line, exit 2): ``--split`` into a path that exists and is not a folder; an unknown model; a
+fragment name that would leave the folder (a plugin model named ``../x``); ``--split`` with ``-o`` or
+``--standalone``; ``--preamble`` with anything else.
+"""
 
 from __future__ import annotations
+
+import os
 
 from base.errors import BadInput
 
@@ -8,57 +31,185 @@ AT_HELP = "parameter values NAME=VALUE (space- or comma-separated; 2**12, 7/10 a
 
 
 def add_parser(sub) -> None:
-    s = sub.add_parser("latex", help="LaTeX align environments; --standalone for a complete document")
+    s = sub.add_parser("latex", help="LaTeX for notes: align environments, --standalone document, --split fragments")
     s.add_argument("models", nargs="*", metavar="MODEL",
                    help="names (an exact name selects that model alone) or glob patterns (default: all)")
     s.add_argument("--standalone", action="store_true", help="a complete document that compiles as it is")
+    s.add_argument("--split", metavar="DIR",
+                   help="write one fragment per model, sweep table, listing and figure into DIR (made if absent)")
+    s.add_argument("--preamble", action="store_true", help="print the packages a fragment needs, and nothing else")
     s.add_argument("--vary", nargs="+", action="extend", metavar="NAME=V1,V2|A..B", help="add a sweep table")
     s.add_argument("--at", nargs="+", action="extend", metavar="NAME=VALUE", help=AT_HELP)
-    s.add_argument("--no-tables", action="store_true", help="no default sweep tables in --standalone")
+    s.add_argument("--no-tables", action="store_true", help="no default sweep tables in --standalone/--split")
+    s.add_argument("--no-figures", action="store_true", help="no figures in --standalone/--split")
+    s.add_argument("--no-listings", action="store_true", help="no algorithm listings in --standalone/--split")
     s.add_argument("--title", default="tilebound: cost formulas of tiled GPU algorithms")
     s.add_argument("-o", "--output", help="write to this file instead of standard output")
-    s.add_argument("--force", action="store_true", help="overwrite -o FILE even if tilebound did not write it")
+    s.add_argument("--force", action="store_true",
+                   help="overwrite files (-o FILE, --split fragments) even if tilebound did not write them")
     s.set_defaults(run=run)
 
 
 def run(args, out) -> int:
-    from symbolic.printing.document import ModelEntry, to_document
-    from symbolic.printing.latex import model_to_latex
-    from symbolic.printing.tables import render
+    from symbolic.printing.document import PREAMBLE
+
+    from .. import output
+
+    if args.preamble:
+        others = [o for o, v in (("MODEL", args.models), ("--standalone", args.standalone), ("--split", args.split),
+                                 ("--vary", args.vary), ("--at", args.at), ("-o", args.output)) if v]
+        if others:
+            raise BadInput("preamble", f"--preamble prints the packages alone; drop {', '.join(others)}")
+        out.write(PREAMBLE)
+        return 0
+    if args.split is not None:
+        if args.output is not None:
+            raise BadInput("split", "--split writes its own files into DIR; drop -o")
+        if args.standalone:
+            raise BadInput("split", "--split writes fragments, --standalone one document; give one of them")
+        folder = _split_folder(args.split)
+    path = output.check_path(args.output, args.force)            # refused before any work
+    entries, notes = _entries(args, rich=args.standalone or args.split is not None)
+    if args.split is not None:
+        return _write_split(folder, entries, args.force, out)
+    if args.standalone:
+        from symbolic.printing.document import to_document
+        text = to_document(entries, title=args.title, notes=tuple(notes))
+    else:
+        from symbolic.printing.latex import model_to_latex
+        from symbolic.printing.tables import render_latex
+        chunks = []
+        for e in entries:
+            chunks.append(f"% {e.model.name}\n{model_to_latex(e.model, 'align')}")
+            chunks += [render_latex(t, e.model.params) for t in e.tables]
+        text = "\n\n".join(chunks)
+    if path:
+        output.write_text(path, text + "\n", force=args.force)
+    else:
+        out.write(text + "\n")
+    return 0
+
+
+# ----------------------------------------------------------------------------------- the entries
+def _entries(args, rich: bool):
+    """The models with their tables, listings and figures; and notes for the document's introduction."""
+    from symbolic.printing.document import FIGURE_NOTE, ModelEntry
 
     from .. import report
-    from ..cli import _models, _output_path, _write_file
+    from ..cli import _models
 
-    path = _output_path(args.output, args.force)            # refused before any work
     vary = report.parse_vary(args.vary)
     at = report.parse_assignments(args.at)
     report.refuse_overlap(at, vary)
     models = _models(args.models)
     report.check_names([*report.varied(vary), *at], models)
-    tables_wanted = bool(vary) or (args.standalone and not args.no_tables)
+    tables_wanted = bool(vary) or (rich and not args.no_tables)
     if at and not tables_wanted:
         raise BadInput("at", "latex uses --at only for its sweep tables; add --vary, or --standalone without "
                              "--no-tables")
+    figures = rich and not args.no_figures and _can_draw()
+    notes = [FIGURE_NOTE] if rich and not args.no_figures and not figures else []
     entries = []
     for m in models:
         own = set(p.name for p in m.params)
         mine = {k: v for k, v in at.items() if k in own}
-        tables = []
         sweep = ({k: v for k, v in vary.items() if set(report.tied(k)) <= own} if vary
-                 else (report.default_sweep(m, mine) if tables_wanted else None))
-        if sweep:
-            tables.append(report.sweep_table(m, sweep, mine))
-        entries.append(ModelEntry(m, tuple(tables)))
-    if args.standalone:
-        text = to_document(entries, title=args.title)
-    else:
-        chunks = []
-        for e in entries:
-            chunks.append(f"% {e.model.name}\n{model_to_latex(e.model, 'align')}")
-            chunks += [render(t, "latex") for t in e.tables]
-        text = "\n\n".join(chunks)
-    if path:
-        _write_file(path, text + "\n", force=args.force)
-    else:
-        out.write(text + "\n")
+                 else report.default_sweep(m, mine) if tables_wanted or figures else None)
+        tables = (report.sweep_table(m, sweep, mine),) if sweep and tables_wanted else ()
+        picture, caption = _figure(m, sweep, mine) if figures and sweep and len(sweep) == 1 else ("", "")
+        listing = None
+        if rich and not args.no_listings:
+            from symbolic.listings import listing_for
+            listing = listing_for(m.name)
+        entries.append(ModelEntry(m, tables, picture, caption, listing))
+    return entries, notes
+
+
+# ----------------------------------------------------------------------------------- figures
+def _can_draw() -> bool:
+    """matplotlib (the plot extra) and pdflatex (which matplotlib's PGF backend measures text with)."""
+    import importlib.util
+    import shutil
+    return importlib.util.find_spec("matplotlib") is not None and shutil.which("pdflatex") is not None
+
+
+#: the legend's words for each kind of series
+_KINDS = {"line": "formula", "dashed": "leading term", "points": "executed"}
+
+
+def _figure(model, sweep, at) -> tuple[str, str]:
+    """``(PGF picture, caption)`` of ``model`` over its one-parameter ``sweep``: the series of
+    :func:`tilebound.report.plot_series`, labelled in LaTeX, drawn by :func:`symbolic.printing.plot.plot_series`."""
+    import tempfile
+
+    import matplotlib
+
+    from symbolic.printing import plot as plotting
+    from symbolic.printing.prose import prose
+
+    from .. import report
+
+    (key, xs), = sweep.items()
+    series, xlabel, ylabel, title, _ = report.plot_series([model], key, xs, at)
+    params = tuple(model.params)
+    relabelled = []
+    for s in series:
+        text = s.label.split(": ", 1)[1] if ": " in s.label else s.label
+        relabelled.append(type(s)(prose(text, params), s.xs, s.ys, s.kind))
+    fixed = title.split("\n", 1)[1] if "\n" in title else ""
+    rc = {"pgf.texsystem": "pdflatex", "pgf.rcfonts": False,
+          "pgf.preamble": "\\usepackage{amsmath}\\usepackage{amssymb}", "font.family": "serif"}
+    with tempfile.TemporaryDirectory() as tmp, matplotlib.rc_context(rc):
+        where = os.path.join(tmp, "figure.pgf")
+        plotting.plot_series(relabelled, xlabel=prose(xlabel, params), ylabel=prose(ylabel, params), title="",
+                             path=where)
+        with open(where, encoding="utf-8") as f:
+            picture = "".join(ln for ln in f if not ln.startswith("%%"))
+    kinds = sorted({s.kind for s in series}, key=list(_KINDS).index)
+    caption = prose(f"{model.name}: {ylabel} against {xlabel}" + (f" at {fixed}" if fixed else ""), params)
+    caption += "; " + ", ".join({"line": "the formula (solid)", "dashed": "its leading term (dashed)",
+                                 "points": "the executor's counts (circles) up to its default sweep's sizes"}[k]
+                                for k in kinds) + "."
+    return picture, caption
+
+
+# ----------------------------------------------------------------------------------- --split
+def _split_folder(folder: str) -> str:
+    if not str(folder).strip():
+        raise BadInput("split", "an empty folder name; give --split DIR")
+    if os.path.lexists(folder) and not os.path.isdir(folder):
+        raise BadInput("split", f"{folder!r} exists and is not a folder; give a folder (made if absent)")
+    parent = os.path.dirname(os.path.abspath(folder))
+    if not os.path.isdir(parent):
+        raise BadInput("split", f"cannot make {folder!r}: the folder {parent!r} does not exist")
+    return folder
+
+
+def _fragment_path(folder: str, name: str) -> str:
+    """``folder/name``, or :class:`BadInput` when ``name`` would put the file anywhere else."""
+    seps = [os.sep] + ([os.altsep] if os.altsep else [])
+    inside = os.path.realpath(os.path.join(folder, name))
+    if (any(s in name for s in seps) or name in (".", "..") or os.path.isabs(name)
+            or os.path.dirname(inside) != os.path.realpath(folder)):
+        raise BadInput("split", f"the fragment name {name!r} would leave {folder!r}; a model's name may not "
+                                "hold a path separator")
+    return os.path.join(folder, name)
+
+
+def _write_split(folder: str, entries, force: bool, out) -> int:
+    from symbolic.printing.document import fragments
+
+    from .. import output
+
+    files = []
+    for e in entries:
+        for suffix, tex in fragments(e):
+            files.append((_fragment_path(folder, f"{e.model.name}{suffix}.tex"), e.model.name, tex))
+    os.makedirs(folder, exist_ok=True)
+    for path, _, _ in files:                     # every refusal before any file is written
+        output.check_path(path, force)
+    for path, name, tex in files:
+        header = (f"% {name}: \\input this after the packages of `tilebound latex --preamble`\n")
+        output.write_text(path, header + tex + "\n", force=force)
+        out.write(f"wrote {path}\n")
     return 0
