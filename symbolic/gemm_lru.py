@@ -249,81 +249,117 @@ class _Taken(_Waves):
         return _Taken(self._src, self._idx[idx])
 
 
+def _flat_waves(M, N, bases, dt) -> _Waves:
+    """One entry per wave of each base tiling (rows of ``bases``), with the launch order's quantities at
+    the wave's first pid ``s``."""
+    BM, BN, G, P = (bases[:, i].astype(dt) for i in range(4))
+    tm, tn = -(-M // BM), -(-N // BN)
+    T = tm * tn
+    W = (-(-T // P)).astype(np.int64)
+    start = np.concatenate(([0], np.cumsum(W)[:-1])).astype(np.int64)
+    which = np.repeat(np.arange(len(bases)), W)                        # base tiling of each flat wave
+    wq = (np.arange(len(which), dtype=np.int64) - start[which]).astype(dt)
+    bm, bn, g, p, tm_, tn_, T_ = (v[which] for v in (BM, BN, G, P, tm, tn, T))
+    s = wq * p
+    v = _Waves(bm=bm, bn=bn, g=g, p=p, tm=tm_, tn=tn_, A=g * tn_, ng=-(-tm_ // g), s=s, e=np.minimum(s + p, T_),
+               short_M=tm_ * bm - M, short_N=tn_ * bn - N, flat=np.arange(len(s), dtype=np.int64), wq=wq,
+               which=which, start=start, W=W)
+    v.f = valid_elements(*wave_values(s, v.e, tm_, tn_, g), M, N, bm, bn, tm_, tn_)   # f[s_w, e_w) per wave
+    return v
+
+
 def _count_bases(M, N, K, capacity, bases, nvar, bk) -> list:
     """Exact reads for tilings grouped by base ``(B_M, B_N, G_M, P)`` (rows of ``bases``; ``nvar[j]``
     consecutive entries of ``bk`` are base ``j``'s ``B_K`` values): a value per entry of ``bk``, or a
     :class:`~base.errors.BadInput` where ``capacity`` is below that tiling's step footprint."""
     Tmax = int((-(-M // bases[:, 0]) * -(-N // bases[:, 1])).max())
     dt = _dtype(M, N, K, Tmax, int(bases[:, 3].max()), capacity)
-    BM, BN, G, P = (bases[:, i].astype(dt) for i in range(4))
-    tm, tn = -(-M // BM), -(-N // BN)
-    T = tm * tn
-    W = (-(-T // P)).astype(np.int64)
     nb = len(bases)
-    start = np.concatenate(([0], np.cumsum(W)[:-1])).astype(np.int64)
-    which = np.repeat(np.arange(nb), W)                                # base tiling of each flat wave
-    wq = (np.arange(len(which), dtype=np.int64) - start[which]).astype(dt)
-    bm, bn, g, p, tm_, tn_, T_ = (v[which] for v in (BM, BN, G, P, tm, tn, T))
-    s = wq * p
-    e = np.minimum(s + p, T_)
-    v = _Waves(bm=bm, bn=bn, g=g, p=p, tm=tm_, tn=tn_, A=g * tn_, ng=-(-tm_ // g), s=s, e=e,
-               short_M=tm_ * bm - M, short_N=tn_ * bn - N, flat=np.arange(len(s), dtype=np.int64))
-    v.g0 = s // v.A                                                    # the group of s
-    v.o = s - v.g0 * v.A                                               # s's place in it
-    v.gs0 = v.group_size(v.g0)
-    v.c0 = v.o // v.gs0                                                # s's column
-    v.j0 = v.o - v.c0 * v.gs0                                          # s's place in its column's block
-    f = valid_elements(*wave_values(s, e, tm_, tn_, g), M, N, bm, bn, tm_, tn_)   # f[s_w, e_w) per wave
-    pieces = _continuing_rows(v) + _column_at_start(v) + _columns_reentering(v, N)
-    if not pieces:
-        pieces = [(np.zeros(0, dtype=np.int64),) + (np.zeros(0, dtype=dt),) * 4]
-    if True:
-        I = np.concatenate([pc[0] for pc in pieces])
-        x, size, w, cnt = (np.concatenate([pc[i] for pc in pieces]) for i in range(1, 5))
-    # a = f[s_w, s_w'), b = f[s_{w+1}, e_w'): the two waves' own f where w' = w + 1
-    wI = wq[I]
-    adj = w == wI - 1
-    a = np.where(adj, f[np.maximum(I - 1, 0)], 0)
-    b = np.where(adj, f[I], 0)
-    far = np.flatnonzero(~adj)
-    if len(far):
-        u = v.take(I[far])
-        wf = w[far]
-        a[far] = valid_elements(*wave_values(wf * u.p, wI[far] * u.p, u.tm, u.tn, u.g), M, N, u.bm, u.bn, u.tm, u.tn)
-        b[far] = valid_elements(*wave_values((wf + 1) * u.p, u.e, u.tm, u.tn, u.g), M, N, u.bm, u.bn, u.tm, u.tn)
-    # every B_K of each base tiling: the pieces repeated once per variant
-    vstart = np.concatenate(([0], np.cumsum(nvar)[:-1])).astype(np.int64)
+    v = _flat_waves(M, N, bases, dt)
+    fsum, fmin, fmax = (r.reduceat(v.f, v.start) for r in (np.add, np.minimum, np.maximum))
+    base_of = np.repeat(np.arange(nb), nvar)                           # the base of each B_K variant
     flat_bk = np.asarray(bk).astype(dt)
-    tile = which[I]
-    reps = nvar[tile]
-    pick = np.repeat(np.arange(len(I)), reps)
-    vidx = np.repeat(vstart[tile], reps) + (np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps))
-    miss = cnt[pick] * size[pick] * _missing_steps(a[pick], b[pick], x[pick], K, flat_bk[vidx], capacity)
-    if dt is np.int64:
-        totals = np.bincount(vidx, weights=None, minlength=len(flat_bk)) * 0
-        np.add.at(totals, vidx, miss)
-    else:
-        totals = np.zeros(len(flat_bk), dtype=object)
-        for i, m in zip(vidx.tolist(), miss.tolist()):
-            totals[i] += int(m)
-    # Lemma 2: capacity >= (largest f of a wave) x min(B_K, K)
-    fmax = np.maximum.reduceat(f, start)
-    foot = np.repeat(fmax, nvar) * np.minimum(flat_bk, K)
-    base_of = np.repeat(np.arange(nb), nvar)
+    foot = fmax[base_of] * np.minimum(flat_bk, K)                      # Lemma 2 needs capacity >= foot
+    # every reuse across waves sees at least f_min (K - B_K) between its two uses: beyond the capacity,
+    # nothing survives from one wave to the next and the reads are K x (sum of the waves' f)
+    no_reuse = fmin[base_of] * (K - flat_bk) > capacity
+    counted = (foot <= capacity) & ~no_reuse
+    totals = [0] * len(flat_bk)
+    need = np.zeros(nb, dtype=bool)
+    need[base_of[counted]] = True
+    if need.any():
+        sub = np.flatnonzero(need)
+        u = _flat_waves(M, N, bases[sub], dt) if len(sub) < nb else v
+        mine = np.flatnonzero(counted)
+        by_variant = _pieces_misses(M, N, K, capacity, u, dt, flat_bk[mine], np.searchsorted(sub, base_of[mine]))
+        for t, m in zip(mine.tolist(), by_variant):
+            totals[t] = m
     out = []
-    for t, (tot, ft) in enumerate(zip(totals.tolist(), foot.tolist())):
-        if ft > capacity:
-            j = base_of[t]
-            out.append(BadInput("capacity", f"{capacity:,} elements is below one K-step's footprint {ft:,} "
+    for t in range(len(flat_bk)):
+        j = base_of[t]
+        if foot[t] > capacity:
+            out.append(BadInput("capacity", f"{capacity:,} elements is below one K-step's footprint {int(foot[t]):,} "
                                             f"(B_M = {bases[j][0]}, B_N = {bases[j][1]}, B_K = {int(flat_bk[t])}, "
                                             f"G_M = {bases[j][2]}, P = {bases[j][3]}): the LRU would evict inside "
                                             f"a step, which the exact count does not cover"))
+        elif no_reuse[t]:
+            out.append(K * int(fsum[j]))
         else:
-            out.append(K * (M + N) + int(tot))
+            out.append(K * (M + N) + totals[t])
     return out
 
 
-def _continuing_rows(v: _Waves) -> list:
+def _pieces_misses(M, N, K, capacity, v: _Waves, dt, bks, base_idx) -> list[int]:
+    """The misses of every reuse across waves, for the tilings ``(base base_idx[t], B_K = bks[t])`` of
+    the waves ``v``: the pieces of all waves, then Lemma 3's count once per distinct ``B_K``."""
+
+    def ab(idx, w):                                   # a = f[s_w, s_w'), b = f[s_{w+1}, e_w') for pieces (idx, w)
+        adj = w == v.wq[idx] - 1                      # w' = w + 1: the two waves' own f
+        a = np.where(adj, v.f[np.maximum(idx - 1, 0)], 0)
+        b = np.where(adj, v.f[idx], 0)
+        far = np.flatnonzero(~adj)
+        if len(far):
+            u, wf = v.take(idx[far]), w[far]
+            a[far] = valid_elements(*wave_values(wf * u.p, u.wq * u.p, u.tm, u.tn, u.g), M, N, u.bm, u.bn, u.tm, u.tn)
+            b[far] = valid_elements(*wave_values((wf + 1) * u.p, u.e, u.tm, u.tn, u.g), M, N, u.bm, u.bn, u.tm, u.tn)
+        return a, b
+
+    v.g0 = v.s // v.A                                 # the group of s
+    v.o = v.s - v.g0 * v.A                            # s's place in it
+    v.gs0 = v.group_size(v.g0)
+    v.c0 = v.o // v.gs0                               # s's column
+    v.j0 = v.o - v.c0 * v.gs0                         # s's place in its column's block
+    pieces = _continuing_rows(v, ab) + _column_at_start(v, ab) + _columns_reentering(v, N, ab)
+    out = [0] * len(bks)
+    if not pieces:
+        return out
+    I, x, size, a, b, cnt = (np.concatenate([pc[i] for pc in pieces]) for i in range(6))
+    weight = cnt * size
+    tile = v.which[I]
+    nb = len(v.W)
+    # a tiling's misses never exceed its requests, t_m t_n (B_M + B_N) K elements
+    exact_float = dt is np.int64 and int((v.tm * v.tn * (v.bm + v.bn)).max()) * K < 1 << 53
+    for bkv in np.unique(bks).tolist():
+        mine = np.flatnonzero(bks == bkv)
+        want = np.zeros(nb, dtype=bool)
+        want[base_idx[mine]] = True
+        sel = np.flatnonzero(want[tile])
+        miss = weight[sel] * _missing_steps(a[sel], b[sel], x[sel], K, bkv, capacity)
+        if exact_float:                               # every partial sum is an integer below 2**53
+            per_base = np.bincount(tile[sel], weights=miss, minlength=nb).astype(np.int64)
+        elif dt is np.int64:
+            per_base = np.zeros(nb, dtype=np.int64)
+            np.add.at(per_base, tile[sel], miss)
+        else:
+            per_base = np.zeros(nb, dtype=object)
+            for t, m in zip(tile[sel].tolist(), miss.tolist()):
+                per_base[t] += m
+        for t in mine.tolist():
+            out[t] = int(per_base[base_idx[t]])
+    return out
+
+
+def _continuing_rows(v: _Waves, ab) -> list:
     """Rows of the group of ``s`` used before ``s``: first pids ``q in [lo, hi)`` of the wave,
     ``p_last = q - gs``; cut where the window ``[q - gs, q)`` turns one column, at the group's last
     row (a short size) and where ``q - gs`` enters the next wave."""
@@ -349,11 +385,11 @@ def _continuing_rows(v: _Waves) -> list:
         one = win % u.gs0 == 0
         x = u.head_rows(u.g0, u.gs0, u.gs0) + u.cols_valid(c1) + np.where(one, 0, u.cols_valid(np.minimum(c1 + 1, u.tn - 1)))
         size = u.rows_valid(u.g0 * u.g + (q - gA) % u.gs0)
-        out.append((keep, x, size, (q - u.gs0) // u.p, cnt[keep]))
+        out.append((keep, x, size) + ab(keep, (q - u.gs0) // u.p) + (cnt[keep],))
     return out
 
 
-def _column_at_start(v: _Waves) -> list:
+def _column_at_start(v: _Waves, ab) -> list:
     """The column whose block holds ``s`` and ``s - 1``: ``p_last = s - 1``, ``x`` = ``s``'s row and column."""
     keep = np.flatnonzero(v.j0 != 0)
     if not len(keep):
@@ -361,10 +397,10 @@ def _column_at_start(v: _Waves) -> list:
     u = v.take(keep)
     size = u.cols_valid(u.c0)
     x = u.rows_valid(u.g0 * u.g + u.j0) + size
-    return [(keep, x, size, (u.s - 1) // u.p, np.ones(len(keep), dtype=x.dtype))]
+    return [(keep, x, size) + ab(keep, (u.s - 1) // u.p) + (np.ones(len(keep), dtype=x.dtype),)]
 
 
-def _columns_reentering(v: _Waves, N: int) -> list:
+def _columns_reentering(v: _Waves, N: int, ab) -> list:
     """Columns whose block in group ``g0`` (``n >= ceil(o / gs0)``) or ``g0 + 1`` (``n <= c0 - 1``)
     starts inside the wave while their block in the group before ended before ``s``; ``p_last`` = that
     block's last pid ``(grp - 1) A + n G_M + G_M - 1``.  Cut by the wave of ``p_last`` and at ``n = 1`` and
@@ -391,17 +427,18 @@ def _columns_reentering(v: _Waves, N: int) -> list:
         k = np.arange(int(nw.sum()), dtype=np.int64) - np.repeat(np.cumsum(nw) - nw, nw)
         u = v.take(rep)
         w = w_lo[rep] + k.astype(w_lo.dtype)
-        a = np.maximum(n_lo[rep], -(-(w * u.p - base[rep]) // u.g))
-        b = np.minimum(n_hi[rep], ((w + 1) * u.p - 1 - base[rep]) // u.g)
-        for lo_n, hi_n in ((a, np.minimum(b, 0)), (np.maximum(a, 1), np.minimum(b, u.tn - 2)),
-                           (np.maximum(a, np.maximum(u.tn - 1, 1)), b)):
+        a_w, b_w = ab(rep, w)                         # one per previous wave, shared by its three cuts
+        lo = np.maximum(n_lo[rep], -(-(w * u.p - base[rep]) // u.g))
+        hi = np.minimum(n_hi[rep], ((w + 1) * u.p - 1 - base[rep]) // u.g)
+        for lo_n, hi_n in ((lo, np.minimum(hi, 0)), (np.maximum(lo, 1), np.minimum(hi, u.tn - 2)),
+                           (np.maximum(lo, np.maximum(u.tn - 1, 1)), hi)):
             cnt = hi_n - lo_n + 1
             keep = np.flatnonzero(cnt > 0)
             if not len(keep):
                 continue
             uk, n0, gk, gsk = u.take(keep), lo_n[keep], grp[rep][keep], gsg[rep][keep]
             x = N + (n0 <= uk.tn - 2) * uk.g * uk.bm + uk.head_rows(gk, np.minimum(n0 * gsk + 1, gsk), gsk)
-            out.append((rep[keep], x, uk.cols_valid(n0), w[keep], cnt[keep]))
+            out.append((rep[keep], x, uk.cols_valid(n0), a_w[keep], b_w[keep], cnt[keep]))
     return out
 
 

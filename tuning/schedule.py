@@ -31,8 +31,10 @@ a measurement; every constant is a field of :class:`TimeModelConstants` with its
 4. *Fill and epilogue.*  Each round waits ``L`` for its first stage and ends by storing the ``C``
    tiles into L2 (write-back) at the SM's L2 rate; their way to HBM is counted in 5.
 5. *HBM.*  The kernel takes at least ``L + (A and B reads from HBM + C writes) / HBM bandwidth``; the
-   reads follow the launch order through the estimate :func:`tuning.l2_estimate.hbm_reads` with the
-   GPU's L2 (50 MB).
+   reads follow the launch order through the GPU's L2 (50 MB) as the exact LRU count of the config's
+   lockstep waves (``P`` = SMs x co-resident blocks, ``GROUP_M``, ``B_K``-deep steps;
+   :func:`tuning.l2_estimate.hbm_reads_many`, model ``gemm.l2.lru``), or, beyond
+   :data:`tuning.l2_estimate.TIME_MODEL_WAVES` waves, its no-reuse upper bound.
 
 Configs that cannot launch take ``inf``.  Times are seconds (floats: a model, not a count).
 """
@@ -356,7 +358,8 @@ def _times(cols, M, N, K, k: TimeModelConstants) -> np.ndarray:
     # HBM: reads through the launch order and the L2, plus the C writes
     wave = np.minimum(b * hw.sms, tiles)
     cap = k.l2_bytes // _ELEMENT
-    tilings, which = np.unique(np.stack([cols["bm"], cols["bn"], cols["group"], wave]), axis=1, return_inverse=True)
+    tilings, which = np.unique(np.stack([cols["bm"], cols["bn"], cols["bk"], cols["group"], wave]), axis=1,
+                               return_inverse=True)
     reads = np.array(hbm_reads_many(M, N, K, *tilings, cap), dtype=float)[which.ravel()]
     t_hbm = k.latency_s + (reads + M * N) * _ELEMENT / hw.hbm_bytes_per_s
     out[ok] = np.maximum(t_sm, t_hbm)

@@ -1,71 +1,117 @@
-"""``python -m verify.gemm [--draws N] [--seed S]``: the worst ratio of the time model's L2 estimate
-(:func:`tuning.l2_estimate.hbm_reads`) to the LRU simulation (:mod:`numeric.l2cache`).
+"""``python -m verify.gemm [--draws N] [--seed S] [--shapes]``: the exact LRU count of the GEMM's launch
+order (model ``gemm.l2.lru``, :mod:`symbolic.gemm_lru`) against the LRU simulation (:mod:`numeric.l2cache`).
+
+It prints what it measures:
+
+1. the pinned points - where the old lookback estimate broke its stated 3x (issue 10) and the pinned
+   tilings at the edges of their capacity regimes - agreeing / checked;
+2. ``N`` adversarial points from seed ``S`` (:func:`verify.checks.gemm.adversarial_l2_point`: few K-steps,
+   ``G_M`` in {1, 2, 4, 8}, ``P`` from 1 to 264, capacities within 5 % of the footprints where LRU's
+   decisions flip): agreeing / checked, the first disagreements, and how far the LRU sits from both
+   exact bounds (the share of points strictly between them, where neither bound is the answer);
+3. with ``--shapes``, the course's real shapes at 50 MB (25,000,000 FP16 elements) for a few configs
+   each, with ``P`` = 132 SMs x the co-resident blocks the time model gives them (tens of seconds);
+4. the time model's L2 figures over the lecture-13 shapes: how many are exact and how many the stated
+   upper bound (:func:`tuning.l2_estimate.hbm_reads_many`).
 
 The checks themselves live in :mod:`verify.checks.gemm` (``python -m verify --model gemm`` runs them);
-this module reports how close the estimate comes, over the pinned L2 points in all three regimes at a
-spread of capacities (worst ratio about 1.2), and over ``N`` random points between the exact regimes
-(200 points from seed 0: about 2.1).
+``tests/sweeps/test_gemm_l2_adversarial.py`` runs 20,000 adversarial points.  Exit status 1 when any
+point disagrees.
 """
 
 from __future__ import annotations
 
-import itertools
+import random
+import time
 
-from tuning.l2_estimate import ESTIMATE_FACTOR
+from numeric.l2cache import simulate_l2
+from symbolic.models.gemm_l2 import compulsory_reads, l2_lru, wave_reads
 
-from .checks.gemm import L2_KEYS, L2_POINTS, l2_capacity, l2_ratio
+from .checks.gemm import L2_KEYS, _lru_grid, adversarial_l2_point
 
-__all__ = ["ESTIMATE_FACTOR", "l2_worst_ratio", "random_l2_points", "main"]
+__all__ = ["REAL_SHAPES", "compare", "real_shape_points", "main"]
+
+#: the course's shapes (lecture 13) and the configs the exact count is checked at there:
+#: (M, N, K) -> [(B_M, B_N, B_K, G_M, P)]
+REAL_SHAPES = {
+    (4096, 4096, 4096): [(256, 128, 32, 1, 132), (128, 256, 128, 8, 132), (256, 128, 128, 4, 132),
+                         (128, 128, 128, 8, 264), (64, 64, 64, 4, 528)],
+    (16, 4096, 4096): [(16, 16, 64, 1, 1056), (16, 32, 32, 1, 1056)],
+    (8192, 8192, 4096): [(256, 128, 32, 1, 132), (256, 128, 128, 8, 132), (128, 256, 128, 4, 132)],
+}
+CAPACITY_50MB = 25_000_000
 
 
-def l2_worst_ratio(points=None) -> tuple[float, dict]:
-    """Worst ``max(estimate/simulated, simulated/estimate)`` of the estimate over ``points`` (default:
-    the pinned points in all three regimes and a spread of capacities), and the point where it occurs."""
-    if points is None:
-        points = []
-        for t in L2_POINTS:
-            p = dict(zip(L2_KEYS, t))
-            for regime, u in itertools.product(("fits", "no_reuse", "between"), (0.0, 0.3, 0.7, 1.0)):
-                cap = l2_capacity(p, regime, u)
-                if cap is not None:
-                    points.append(dict(p, capacity=cap))
-    worst, at = 1.0, {}
+def compare(p: dict) -> tuple[int, int]:
+    """``(exact count, simulated)`` at a point (model keys and ``capacity``)."""
+    exact = l2_lru.evaluate("hbm_reads_lru", **p)
+    sim = simulate_l2(*(p[k] for k in L2_KEYS), p["capacity"]).hbm_reads
+    return exact, sim
+
+
+def real_shape_points() -> list[dict]:
+    return [dict(zip(L2_KEYS, (M, N, K) + cfg), capacity=CAPACITY_50MB)
+            for (M, N, K), cfgs in REAL_SHAPES.items() for cfg in cfgs]
+
+
+def _run(points, label, out) -> int:
+    bad, between, t0 = [], 0, time.perf_counter()
     for p in points:
-        r = l2_ratio(p)[2]
-        if r > worst:
-            worst, at = r, p
-    return worst, at
+        exact, sim = compare(p)
+        if exact != sim:
+            bad.append((p, exact, sim))
+        args = {k: p[k] for k in ("M", "N", "K", "B_M", "B_N", "G_M", "P")}
+        if compulsory_reads(p["M"], p["N"], p["K"]) < sim < wave_reads(**args):
+            between += 1
+    dt = time.perf_counter() - t0
+    out(f"{label}: exact LRU count == simulation at {len(points) - len(bad):,} of {len(points):,} points "
+        f"({between:,} strictly between the two exact bounds; {dt:.1f} s)")
+    for p, exact, sim in bad[:5]:
+        out(f"  DISAGREES at {p}: exact {exact:,} vs simulated {sim:,}")
+    return len(bad)
 
 
-def random_l2_points(n: int, seed: int) -> list[dict]:
-    """``n`` points between the exact regimes (as the ``gemm.l2.estimate`` property draws them), from ``seed``."""
-    import random
-    rng = random.Random(seed)
-    out = []
-    while len(out) < n:
-        M, N, K = rng.randint(1, 160), rng.randint(1, 160), rng.randint(1, 200)
-        p = dict(M=M, N=N, K=K, B_M=rng.choice([4, 8, 16, 32]), B_N=rng.choice([4, 8, 16, 32]),
-                 B_K=rng.choice([8, 16, 32]), G_M=rng.choice([1, 2, 4, 8]), P=rng.randint(1, 24))
-        out.append(dict(p, capacity=l2_capacity(p, "between", rng.random())))
-    return out
+def _time_model_kinds(out) -> None:
+    import numpy as np
+
+    from tuning import schedule
+    from tuning.l2_estimate import EXACT, hbm_reads_many
+
+    cols = schedule.config_table()
+    k = schedule.H100_TC
+    ok = schedule._launchable(cols, k.hw)
+    cols = {key: v[ok] for key, v in cols.items()}
+    b = schedule.blocks_per_sm(cols, k)
+    for M, N, K in ((4096, 4096, 4096), (512, 14336, 4096), (2048, 2048, 512), (16, 4096, 4096), (8192, 8192, 4096)):
+        tiles = -(-M // cols["bm"]) * -(-N // cols["bn"])
+        wave = np.minimum(b * k.hw.sms, tiles)
+        t = np.unique(np.stack([cols["bm"], cols["bn"], cols["bk"], cols["group"], wave]), axis=1)
+        _, kinds = hbm_reads_many(M, N, K, *t, k.l2_bytes // 2, kinds=True)
+        n_exact = sum(x == EXACT for x in kinds)
+        out(f"  {M}x{N}x{K}: {t.shape[1]} distinct L2 tilings, {n_exact} exact, {len(kinds) - n_exact} upper bound")
 
 
-def main(argv=None) -> int:
-    """``python -m verify.gemm [--draws N] [--seed S]``: the worst ratio of the time model's L2 estimate to
-    the LRU simulation, over the pinned points and ``N`` random points between the exact regimes."""
+def main(argv=None, out=print) -> int:
+    """``python -m verify.gemm [--draws N] [--seed S] [--shapes]``: the exact LRU count against the LRU
+    simulation at the pinned points, ``N`` adversarial points and (``--shapes``) the course's real shapes."""
     import argparse
     ap = argparse.ArgumentParser(prog="python -m verify.gemm", description=main.__doc__)
-    ap.add_argument("--draws", type=int, default=200)
+    ap.add_argument("--draws", type=int, default=500, help="adversarial points (default 500; the sweep test: 20,000)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--shapes", action="store_true", help="also the course's real shapes at 50 MB (tens of seconds)")
     args = ap.parse_args(argv)
     if args.draws < 0:
         ap.error(f"--draws: must be >= 0, got {args.draws}")
-    worst, at = l2_worst_ratio()
-    print(f"L2 estimate vs LRU, pinned points: worst ratio {worst:.3f} at {at}")
-    worst, at = l2_worst_ratio(random_l2_points(args.draws, args.seed))
-    print(f"L2 estimate vs LRU, {args.draws} random points (seed {args.seed}): worst ratio {worst:.3f} at {at}")
-    print(f"stated bound (checked by gemm.l2.estimate): {ESTIMATE_FACTOR}x")
-    return 0
+    bad = _run(_lru_grid(False), "pinned points (issue 10's failures, regime edges)", out)
+    rng = random.Random(args.seed)
+    bad += _run([adversarial_l2_point(rng) for _ in range(args.draws)],
+                f"{args.draws:,} adversarial points (seed {args.seed})", out)
+    if args.shapes:
+        bad += _run(real_shape_points(), "the course's shapes at 50 MB", out)
+    out("time model's L2 figures (tuning.l2_estimate.hbm_reads_many), lecture-13 shapes at 50 MB:")
+    _time_model_kinds(out)
+    out("no disagreement" if not bad else f"{bad} disagreement(s)")
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

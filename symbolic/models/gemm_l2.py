@@ -350,6 +350,7 @@ def reuse_floor(M: int, N: int, K: int, B_M: int, B_N: int, B_K: int, G_M: int, 
 
 
 # ------------------------------------------------------------------------------------- the models
+@lru_cache(maxsize=1)
 def wave_reads_formula() -> sp.Expr:
     """:func:`wave_reads` as it is defined: a SymPy sum over the ``ceil(t_m t_n / P)`` waves of the
     per-wave panel counts of :func:`wave_values` (SymPy back end), in the parameters ``M, N, K, B_M,
@@ -396,7 +397,10 @@ class WaveReads(_CountNode):
         return wave_reads(M, N, K, B_M, B_N, G_M, P)
 
     def as_sum(self) -> sp.Sum:
-        return wave_reads_formula().subs(dict(zip((M, N, K, B_M, B_N, G_M, P), self.args)), simultaneous=True)
+        params = (M, N, K, B_M, B_N, G_M, P)
+        if self.args == params:
+            return wave_reads_formula()
+        return wave_reads_formula().subs(dict(zip(params, self.args)), simultaneous=True)
 
     def _display(self):
         return self.as_sum()

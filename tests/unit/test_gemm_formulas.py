@@ -1,5 +1,6 @@
 """Tiled GEMM formulas (symbolic.models.gemm), the L2 launch-order counts (symbolic.models.gemm_l2)
-and the time model's L2 estimate (tuning.l2_estimate).
+and the time model's L2 figures (tuning.l2_estimate: the exact LRU count, or a stated upper bound).
+The exact counts' own derivation tests are in test_gemm_l2_exact.py.
 
 Oracles: a brute-force loop over tiles written here (itself checked against hand-derived numbers),
 closed forms derived by hand, the COSMA bound's definition, and set-based enumeration of the launch
@@ -17,6 +18,7 @@ from base.errors import BadInput
 from symbolic import registry
 from symbolic.models import gemm, gemm_l2
 from symbolic.models.gemm import B_K, B_M, B_N, K, M, N
+from numeric.l2cache import simulate_l2
 from tuning import l2_estimate
 
 
@@ -96,6 +98,8 @@ def test_parameters_are_typed_as_shown():
     assert [p.name for p in registry.get("gemm.tiled").params] == ["M", "N", "K", "B_M", "B_N", "B_K"]
     assert [p.name for p in registry.get("gemm.resources").params] == ["B_M", "B_N", "B_K", "s", "w_y", "w_x"]
     assert [p.name for p in registry.get("gemm.l2").params] == ["M", "N", "K", "B_M", "B_N", "G_M", "P"]
+    assert [p.name for p in registry.get("gemm.l2.lru").params] == ["M", "N", "K", "B_M", "B_N", "B_K", "G_M", "P",
+                                                                   "capacity"]
     assert sp.latex(M * N * K / B_M) == r"\frac{K M N}{B_M}"
 
 
@@ -141,7 +145,8 @@ def test_tiled_schedule_never_beats_cosma(M, N, K, bm, bn, bk, s):
     (lambda: gemm.gemm_traffic(1, 1.5, 1, 1, 1, 1), "N"),
     (lambda: gemm.cosma_gap(8, 8, 8, 8, 8, 8, 0), "s"),
     (lambda: gemm_l2.wave_reads(8, 8, 8, 8, 8, 0, 4), "G_M"),
-    (lambda: l2_estimate.hbm_reads(8, 8, 8, 8, 8, 1, 4, 0), "capacity"),
+    (lambda: l2_estimate.hbm_reads(8, 8, 8, 8, 8, 8, 1, 4, 0), "capacity"),
+    (lambda: l2_estimate.hbm_reads(8, 8, 8, 8, 8, 8, 1, 0, 100), "P"),
     (lambda: gemm_l2.launch_order(3, 2, 0), "G_M"),
     (lambda: gemm_l2.step_footprint(8, 8, 8, 8, 8, 1, -1), "P"),
     (lambda: registry.get("gemm.l2").evaluate(P=0), "P"),
@@ -155,11 +160,11 @@ def test_bad_input(call, param):
 
 
 def test_registered():
-    assert {"gemm.tiled", "gemm.resources", "gemm.cosma", "gemm.l2"} <= set(registry.names())
+    assert {"gemm.tiled", "gemm.resources", "gemm.cosma", "gemm.l2", "gemm.l2.lru"} <= set(registry.names())
 
 
 def test_registered_l2_model_by_hand():
-    """``show gemm.l2`` evaluates the SymPy sum over waves: the prefill numbers of test_wave_reads_by_hand."""
+    """``show gemm.l2`` evaluates the wave sum (by its closed form): the prefill numbers of test_wave_reads_by_hand."""
     K = 4096
     v = registry.get("gemm.l2").evaluate(M=512, N=14336, K=K, B_M=256, B_N=128, G_M=1, P=132)
     assert v == {"hbm_reads_no_reuse": (2 * 256 + 112 * 128) * K + (1 * 256 + 92 * 128) * K,
@@ -246,66 +251,55 @@ def test_sympy_wave_formula_equals_counts(wave_formula, M, N, K, bm, bn, group, 
     assert got == gemm_l2.wave_reads(M, N, K, bm, bn, group, wave)
 
 
-# ------------------------------------------------------------------------------------- L2 estimate (tuning)
+# ------------------------------------------------------------------------------------- L2 in the time model (tuning)
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 150), st.integers(1, 150), st.integers(1, 100), st.sampled_from([4, 8, 16, 32]),
-       st.sampled_from([4, 8, 16, 32]), st.sampled_from([1, 2, 4, 8]), st.integers(1, 30), st.integers(1, 40000))
-@example(64, 64, 64, 16, 16, 1, 4, 1)
-def test_l2_estimates_sit_between_the_exact_regimes(M, N, K, bm, bn, group, wave, capacity):
-    comp = gemm_l2.compulsory_reads(M, N, K)
-    upper = gemm_l2.wave_reads(M, N, K, bm, bn, group, wave)
-    look = l2_estimate.lookback_reads(M, N, K, bm, bn, group, wave, capacity)
-    adj = upper - l2_estimate.adjacent_reuse(M, N, K, bm, bn, group, wave, capacity)
-    assert comp <= look <= upper and comp <= adj <= upper
-    est = l2_estimate.hbm_reads(M, N, K, bm, bn, group, wave, capacity)
-    assert est == (comp if comp <= capacity else look)
-    if capacity < K:                       # not even one element column of a panel fits: nothing is reused
-        assert look == upper
-    if capacity >= (M + N) * K:            # every panel fits: each fetched once
-        assert look == comp
+       st.sampled_from([4, 8, 16, 32]), st.sampled_from([8, 16, 32]), st.sampled_from([1, 2, 4, 8]), st.integers(1, 30),
+       st.integers(1, 40000))
+@example(64, 64, 64, 16, 16, 16, 1, 4, 1)
+@example(1936, 784, 128, 32, 128, 64, 1, 15, 111_296)       # issue 10: the old estimate was 9.35x too high
+def test_time_model_reads_are_what_they_say(M, N, K, bm, bn, bk, group, wave, capacity):
+    """Against the LRU simulation: "exact" figures equal it, "upper bound" figures are at least it; and the
+    simulation sits between the two exact regimes' counts whenever one step fits."""
+    (v,), (kind,) = l2_estimate.hbm_reads_many(M, N, K, [bm], [bn], [bk], [group], [wave], capacity, kinds=True)
+    sim = simulate_l2(M, N, K, bm, bn, bk, group, wave, capacity).hbm_reads
+    assert (kind == l2_estimate.EXACT and v == sim) or (kind == l2_estimate.UPPER_BOUND and v >= sim)
+    steps_fit = gemm_l2.step_footprint(M, N, bm, bn, bk, group, wave) * min(bk, K) // bk <= capacity
+    assert kind == (l2_estimate.EXACT if steps_fit or M * K + K * N <= capacity else l2_estimate.UPPER_BOUND)
+    if steps_fit:
+        assert gemm_l2.compulsory_reads(M, N, K) <= sim <= gemm_l2.wave_reads(M, N, K, bm, bn, group, wave)
 
 
-def test_lookback_by_hand():
-    # 2 x 2 tiles of 8 x 8, K = 10, one tile per wave, row-major: (0,0) (0,1) (1,0) (1,1).
-    # Each wave's panels: 8 + 8 = 16 elements per unit K -> 160; two waves' union: (0,0),(0,1) -> 8 + 16 = 24 -> 240.
-    args = (16, 16, 10, 8, 8, 1, 1)
-    assert gemm_l2.wave_reads(*args) == 4 * 160
-    # capacity 160: a wave fits but two don't; wave 1 looks back one wave only if that wave alone fits
-    # (f[s0, s1) = 16 -> 160 <= 160): it reuses A panel 0; wave 2 (1,0) reuses B panel 0? its previous
-    # wave (0,1) has A0, B1 -> nothing shared; wave 3 (1,1) after (1,0): shares A1.
-    assert l2_estimate.lookback_reads(*args, 160) == 4 * 160 - 80 - 80
-    # capacity 320: wave 2 looks back two waves (union A0, B0, B1: 240 <= 320) and finds B0; wave 3 looks
-    # back three (A0, B0, B1, A1: 320 <= 320) and finds both its panels
-    assert l2_estimate.lookback_reads(*args, 320) == 160 + 80 + 80 + 0
-
-
-@pytest.mark.parametrize("batch_max,flat", [(0, 1 << 16), (256, 1 << 16), (256, 3)])
-def test_lookback_by_hand_on_every_path(monkeypatch, batch_max, flat):
-    """The hand values above through the one-tiling path (scalars), the batched path, and tiny chunks."""
-    monkeypatch.setattr(l2_estimate, "_BATCH_MAX_WAVES", batch_max)
-    monkeypatch.setattr(l2_estimate, "_FLAT_WAVES", flat)
-    assert l2_estimate.lookback_reads_many(16, 16, 10, [8, 8, 8], [8, 8, 8], [1, 1, 1], [1, 1, 1], 160) == [480] * 3
-    assert l2_estimate.lookback_reads_many(16, 16, 10, [8], [8], [1], [1], 320) == [320]
+def test_time_model_beyond_its_budget_uses_the_no_reuse_bound(monkeypatch):
+    """Beyond TIME_MODEL_WAVES waves the figure is the wave sum, an upper bound of the LRU (one step fits)."""
+    args = (100, 70, 90, 16, 8, 8, 4, 6)
+    cap = 9000                                    # the LRU keeps much across waves: 21,600 of 65,520
+    exact = l2_estimate.hbm_reads(*args, cap)
+    assert exact == simulate_l2(*args, cap).hbm_reads
+    monkeypatch.setattr(l2_estimate, "TIME_MODEL_WAVES", 2)
+    (v,), (kind,) = l2_estimate.hbm_reads_many(100, 70, 90, [16], [8], [8], [4], [6], cap, kinds=True)
+    assert kind == l2_estimate.UPPER_BOUND and v == gemm_l2.wave_reads(100, 70, 90, 16, 8, 4, 6) > exact
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 400), st.integers(1, 400), st.integers(1, 60),
-       st.lists(st.tuples(st.sampled_from([4, 8, 16, 32]), st.sampled_from([4, 8, 16, 32]), st.sampled_from([1, 2, 4, 8]),
-                          st.integers(1, 40)), min_size=1, max_size=8),
-       st.integers(1, 60000), st.sampled_from([0, 8, 256]), st.sampled_from([1, 20, 1 << 16]))
-@example(400, 400, 60, [(4, 4, 8, 1), (32, 32, 1, 40), (4, 8, 2, 3)], 30000, 256, 1 << 16)   # 10,000 waves: alone
-@example(1, 1, 1, [(4, 4, 1, 1)], 1, 0, 1)
-def test_many_tilings_at_once_equal_one_at_a_time(M, N, K, tilings, capacity, batch_max, flat):
-    """Laying the waves of several tilings end to end (in chunks) changes no tiling's estimate."""
-    one = [l2_estimate.hbm_reads(M, N, K, bm, bn, g, w, capacity) for bm, bn, g, w in tilings]
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(l2_estimate, "_BATCH_MAX_WAVES", batch_max)
-        mp.setattr(l2_estimate, "_FLAT_WAVES", flat)
-        assert l2_estimate.hbm_reads_many(M, N, K, *zip(*tilings), capacity) == one
+       st.lists(st.tuples(st.sampled_from([4, 8, 16, 32]), st.sampled_from([4, 8, 16, 32]), st.sampled_from([8, 16, 64]),
+                          st.sampled_from([1, 2, 4, 8]), st.integers(1, 40)), min_size=1, max_size=8),
+       st.integers(1, 60000))
+@example(400, 400, 60, [(4, 4, 8, 8, 1), (32, 32, 16, 1, 40), (4, 8, 8, 2, 3)], 30000)     # 10,000 waves
+@example(1, 1, 1, [(4, 4, 8, 1, 1)], 1)
+def test_many_tilings_at_once_equal_one_at_a_time(M, N, K, tilings, capacity):
+    """Pricing several tilings in one pass (the time model's way) changes no tiling's figure or kind."""
+    one = [l2_estimate.hbm_reads_many(M, N, K, [bm], [bn], [bk], [g], [w], capacity, kinds=True)
+           for bm, bn, bk, g, w in tilings]
+    values, kinds = l2_estimate.hbm_reads_many(M, N, K, *zip(*tilings), capacity, kinds=True)
+    assert values == [v[0][0] for v in one] and kinds == [v[1][0] for v in one]
 
 
 def test_many_bad_input():
     with pytest.raises(BadInput, match="^B_N:"):
-        l2_estimate.hbm_reads_many(8, 8, 8, [8], [0], [1], [1], 10)
+        l2_estimate.hbm_reads_many(8, 8, 8, [8], [0], [8], [1], [1], 10)
     with pytest.raises(BadInput, match="^P:"):
-        l2_estimate.lookback_reads_many(8, 8, 8, [8], [8], [1], [1.5], 10)
+        l2_estimate.hbm_reads_many(8, 8, 8, [8], [8], [8], [1], [1.5], 10)
+    with pytest.raises(BadInput, match="^B_M:"):
+        l2_estimate.hbm_reads_many(8, 8, 8, [8, 8], [8], [8], [1], [1], 10)
