@@ -94,7 +94,7 @@ from ..registry import ModelRef, defines
 __all__ = ["B", "H", "H_kv", "L_q", "N_k", "d", "d_v", "B_n", "S", "P", "n_SM", "c_SM", "BW", "L", "L_2",
            "decode_packed", "decode_unpacked", "decode_packed_paged", "decode_unpacked_paged", "decode_time",
            "COUNT_MODELS", "DTYPES", "TENSOR_CLASSES", "counts", "split_counts", "FA2_BLOCK_N",
-           "COMBINE_ROWS_PER_CTA", "COMBINE_CTAS_PER_SM", "check_decode_point", "table_entries"]
+           "COMBINE_ROWS_PER_CTA", "COMBINE_CTAS_PER_SM", "check_decode_point", "table_entries", "SplitLaunch"]
 
 # ------------------------------------------------------------------------------------------ parameters
 B = param("B", "sequences in the batch")
@@ -150,13 +150,42 @@ def check_decode_point(pt) -> None:
 
 
 # ------------------------------------------------------------------------------------------ counts
+class SplitLaunch(sp.Function):
+    """``[S > 1]`` (an Iverson bracket): 1 when the keys are split - partials and a combine kernel - and 0
+    for ``S = 1``, where the kernel writes ``O`` and ``LSE`` itself.  One opaque factor, so that SymPy
+    simplifies the forms around it quickly; exact evaluation through :meth:`exact_value`."""
+
+    nargs = 1
+    is_integer = True
+    is_nonnegative = True
+
+    @classmethod
+    def eval(cls, s):
+        if s.is_Integer:
+            return sp.Integer(1 if s > 1 else 0)
+        return None
+
+    @staticmethod
+    def exact_value(s: int) -> int:
+        return 1 if s > 1 else 0
+
+    def _tilebound_text(self, printer):
+        return f"[{printer._print(self.args[0])} > 1]"
+
+    def _tilebound_latex(self, printer, exp=None):
+        tex = rf"\left[{printer._print(self.args[0])} > 1\right]"
+        return f"{tex}^{{{exp}}}" if exp else tex
+
+    _sympystr = _tilebound_text
+    _latex = _tilebound_latex
+
+
 def split_counts():
     """``(nb, nbps, S_ne, split)``: key blocks, blocks per split, splits holding blocks, ``[S > 1]``."""
     nb = sp.ceiling(N_k / B_n)
     nbps = sp.ceiling(nb / S)
     s_ne = sp.ceiling(nb / nbps)
-    split = sp.Piecewise((1, S > 1), (0, True))
-    return nb, nbps, s_ne, split
+    return nb, nbps, s_ne, SplitLaunch(S)
 
 
 def table_entries(divisible: bool = False) -> sp.Expr:
