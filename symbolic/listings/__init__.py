@@ -199,8 +199,8 @@ def _indexed(expr, listing: Listing):
 
 
 def _partition(term, idx, lo, hi, listing: Listing):
-    """``c * min(B, S - (idx - 1) B)`` summed over ``lo <= idx <= ceil(S/B)`` is ``c (S - (lo - 1) B)``;
-    ``None`` if ``term`` is not of that form."""
+    """``c * min(B, S - (idx - 1) B)`` summed over ``lo <= idx <= ceil(S/B)`` is ``c (S - (lo - 1) B)``,
+    returned as ``(c, S - (lo - 1) B)``; ``None`` if ``term`` is not of that form."""
     skipped = sp.sympify(lo) - 1           # a tail lo..hi of the partition: S minus the skipped blocks
     if skipped.has(idx):
         return None
@@ -213,7 +213,7 @@ def _partition(term, idx, lo, hi, listing: Listing):
         if not S.has(idx) and sp.simplify(full_hi - listing.expand(sp.ceiling(S / B))) == 0:
             # blocks lo..ceil(S/B) hold S - (lo - 1) B elements (lo - 1 < ceil(S/B): the causal masks'
             # skipped blocks never reach the last block, which every later query row sees)
-            return coeff * (_shorten(S, listing) - skipped * B)
+            return coeff, _shorten(S, listing) - skipped * B
     return None
 
 
@@ -240,7 +240,11 @@ def _sum_over(expr, loops, listing: Listing):
                 continue
             parts = [_partition(u, idx, lo, hi, listing) for u in sp.Add.make_args(te)]
             if all(p is not None for p in parts):
-                terms.append(sp.factor(sp.Add(*parts)))
+                grouped: dict = {}
+                for coeff, base in parts:                # (2 d + 2) (N - B_r I_j), not expanded
+                    grouped[base] = grouped.get(base, 0) + coeff
+                # unevaluated: SymPy would spread a number over the sum (2 (N - B_r I_j) -> 2 N - 2 B_r I_j)
+                terms.append(sp.Add(*[sp.Mul(sp.factor_terms(c), b, evaluate=False) for b, c in grouped.items()]))
                 continue
             free = [f for f in sp.Mul.make_args(t) if not _indexed(f, listing).has(idx)]
             bound = [f for f in sp.Mul.make_args(t) if _indexed(f, listing).has(idx)]

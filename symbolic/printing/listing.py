@@ -33,7 +33,7 @@ def listing_to_latex(listing) -> str:
     from symbolic.listings import Line, Loop
 
     out = [r"\begin{algorithm}",
-           rf"\caption{{{prose(listing.title)} ({prose(listing.source)}): each load and store with the "
+           rf"\caption{{{prose(listing.title, moving=True)} ({prose(listing.source, moving=True)}): each load and store with the "
            r"elements one run moves and how many times it runs; the lines sum to the model's reads and writes "
            r"(\texttt{python -m verify} checks it exactly over the model's sweep)}",
            r"\begin{algorithmic}[1]",
@@ -51,7 +51,8 @@ def listing_to_latex(listing) -> str:
                 out.append("  " * depth + r"\EndFor")
             elif isinstance(it, Line):
                 note = rf" \Comment{{{_annotation(it, listing.times(loops))}}}" if it.moves else ""
-                out.append("  " * depth + rf"\{it.command} {it.text}{note}")
+                cmd = r"\State \Return" if it.command == "Return" else rf"\{it.command}"
+                out.append("  " * depth + rf"{cmd} {it.text}{note}")
     emit(listing.body, (), 1)
     out.append(r"\end{algorithmic}")
     out.append(_totals(listing))

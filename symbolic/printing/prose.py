@@ -423,19 +423,23 @@ def _spaced(toks, i) -> bool:
     return (before is None or before.kind == "space") and (after is None or after.kind == "space")
 
 
-def _path(name: str) -> str:
-    """``\\path`` with a delimiter the name does not hold (url's verbatim: no escaping inside)."""
+def _path(name: str, moving: bool = False) -> str:
+    """``\\path`` with a delimiter the name does not hold (url's verbatim: no escaping inside, breaks after
+    ``/`` and ``.``); in a moving argument (a caption) ``\\texttt{\\detokenize{...}}``, which survives it."""
+    if moving:
+        return rf"\texttt{{\detokenize{{{name}}}}}"
     delim = next(c for c in "|!+=@;" if c not in name)
     return rf"\path{delim}{name}{delim}"
 
 
-def prose(text: str, params: Iterable = ()) -> str:
-    """``text`` for LaTeX text mode: text escaped, math between ``$``."""
+def prose(text: str, params: Iterable = (), moving: bool = False) -> str:
+    """``text`` for LaTeX text mode: text escaped, math between ``$``; ``moving=True`` for a caption (no
+    verbatim ``\\path`` in it)."""
     from .latex import escape
     out = []
     for is_math, piece in segments(text, params):
         if is_math is None:
-            out.append(_path(piece))
+            out.append(_path(piece, moving))
         else:         # a unit (exp/s, FLOP/byte) may break after its slash
             out.append(f"${piece}$" if is_math else escape(piece).replace("/", r"/\allowbreak{}"))
     return "".join(out)

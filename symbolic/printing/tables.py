@@ -266,7 +266,7 @@ def render_latex(table: Table, params=()) -> str:
               for j in range(ncol)]
     lines = ["\\begin{table}", "\\centering"]
     if table.caption:
-        lines.append(f"\\caption{{{prose(table.caption, params)}}}")
+        lines.append(f"\\caption{{{prose(table.caption, params, moving=True)}}}")
     lines.append(f"\\sisetup{{{SI_OPTIONS}}}")
     for k, part in enumerate(_parts(widths)):
         if k:

@@ -166,7 +166,8 @@ def _figure(model, sweep, at) -> tuple[str, str]:
         with open(where, encoding="utf-8") as f:
             picture = "".join(ln for ln in f if not ln.startswith("%%"))
     kinds = sorted({s.kind for s in series}, key=list(_KINDS).index)
-    caption = prose(f"{model.name}: {ylabel} against {xlabel}" + (f" at {fixed}" if fixed else ""), params)
+    caption = prose(f"{model.name}: {ylabel} against {xlabel}" + (f" at {fixed}" if fixed else ""), params,
+                    moving=True)
     caption += "; " + ", ".join({"line": "the formula (solid)", "dashed": "its leading term (dashed)",
                                  "points": "the executor's counts (circles) up to its default sweep's sizes"}[k]
                                 for k in kinds) + "."
