@@ -7,9 +7,11 @@ line is one tile chunk - ``("A", tile row, k-step)`` or ``("B", tile column, k-s
 the request moved (edge chunks are smaller).  A miss fetches the chunk from HBM; room is made by
 evicting least-recently-used chunks.  Capacity and counts are in elements.
 
-This module does not import :mod:`symbolic`; :mod:`verify.checks.gemm` compares it with
-:mod:`symbolic.models.gemm_l2` (and the time model's estimate :mod:`tuning.l2_estimate`).  Bad input is
-:class:`~base.errors.BadInput` naming the parameter.
+This module does not import :mod:`symbolic`: it is the independent side of :mod:`verify.checks.gemm`,
+which compares it with the exact counts of :mod:`symbolic.models.gemm_l2` - the bounds, and the LRU count
+of model ``gemm.l2.lru`` (:mod:`symbolic.gemm_lru`), which must equal :func:`simulate_l2` wherever the
+cache holds one K-step of a wave - and with the time model's figures (:mod:`tuning.l2_estimate`).  Bad
+input is :class:`~base.errors.BadInput` naming the parameter.
 """
 
 from __future__ import annotations

@@ -74,9 +74,9 @@ from .models.gemm_l2 import valid_elements, wave_values
 
 __all__ = ["EXACT_WAVES_BUDGET", "lru_reads", "lru_reads_many", "max_wave_elements", "min_wave_elements", "waves"]
 
-#: the most waves one exact count visits (about 1 s per million waves on one core); raise it with
+#: the most waves one exact count visits (about 5 us a wave, so 5 s per million, on one core); raise it with
 #: ``symbolic.gemm_lru.EXACT_WAVES_BUDGET = ...`` or the ``budget`` argument
-EXACT_WAVES_BUDGET = 1 << 21
+EXACT_WAVES_BUDGET = 1 << 20
 
 #: waves processed per NumPy pass (bounds memory: about 20 arrays of ~10 pieces a wave)
 _CHUNK_WAVES = 1 << 15
@@ -142,7 +142,7 @@ def lru_reads_many(M: int, N: int, K: int, B_M, B_N, B_K, G_M, P, capacity: int,
         raise BadInput("M" if tm[i] >= tn[i] else "N",
                        f"the exact LRU count visits every wave: {int(W[i]):,} waves here (t_m = {int(tm[i]):,}, "
                        f"t_n = {int(tn[i]):,}, P = {int(p[i]):,}), over the budget of {budget:,}; raise "
-                       f"symbolic.gemm_lru.EXACT_WAVES_BUDGET (about 1 s per million waves), or use the "
+                       f"symbolic.gemm_lru.EXACT_WAVES_BUDGET (about 5 s per million waves), or use the "
                        f"exact bounds hbm_reads_fits <= LRU <= hbm_reads_no_reuse (model gemm.l2)")
     out: list = [None] * n
     ok = np.flatnonzero(W <= budget)

@@ -421,6 +421,12 @@ class LRUReads(_CountNode):
     def _display(self):
         return sp.Function("lru_misses")(*self.args)
 
+    def _tilebound_latex(self, printer, exp=None):
+        tex = r"\operatorname{misses}_{\mathrm{LRU}}\left(" + ", ".join(printer._print(a) for a in self.args) + r"\right)"
+        return rf"\left({tex}\right)^{{{exp}}}" if exp else tex
+
+    _latex = _tilebound_latex
+
 
 _NO_REUSE_NOTE = ("hbm_reads_no_reuse: an exact count of the no-reuse rule (every wave fetches each panel it "
                   "uses), evaluated in closed form at any size; it equals the LRU's misses for step_footprint "
