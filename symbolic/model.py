@@ -212,8 +212,19 @@ class Model:
 
     # ----------------------------------------------------------------- display
     def _repr_latex_(self) -> str:
-        from .printing.latex import model_to_latex  # printers sit at the edge
-        return "$$" + model_to_latex(self, environment="aligned") + "$$"
+        from .printing.notebook import model_latex  # printers sit at the edge
+        return model_latex(self)
+
+    def _repr_html_(self) -> str:
+        from .printing.notebook import model_html
+        return model_html(self)
+
+    def at(self, **point):
+        """A worked evaluation at ``point`` (missing parameters take their defaults): in a notebook it shows
+        each formula, the formula with the values substituted, and the exact result
+        (:class:`symbolic.printing.notebook.Evaluation`; ``.values`` holds the numbers)."""
+        from .printing.notebook import Evaluation
+        return Evaluation(self, point)
 
     def __repr__(self) -> str:
         return f"Model({self.name!r})"

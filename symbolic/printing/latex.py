@@ -289,17 +289,37 @@ def _chunks(marked: str) -> list[tuple[str, str, int]]:
     return fixed
 
 
-def break_latex(expr, width: float = BREAK_AT, **settings) -> list[str]:
+class _ValueMarkingPrinter(_MarkingPrinter):
+    """:class:`_MarkingPrinter` printing each parameter of ``values`` as its value (a worked calculation)."""
+
+    def __init__(self, values, settings=None, marks: bool = True):
+        super().__init__(settings, marks)
+        self._values = values
+
+    def _print_Symbol(self, expr, style="plain"):
+        from fractions import Fraction
+        if isinstance(expr, Param) and expr.name in self._values:
+            v = self._values[expr.name]
+            return to_latex(sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else sp.Integer(v))
+        return super()._print_Symbol(expr, style=style)
+
+
+def _printer(values, settings, marks):
+    return _MarkingPrinter(settings, marks) if values is None else _ValueMarkingPrinter(values, settings, marks)
+
+
+def break_latex(expr, width: float = BREAK_AT, values=None, **settings) -> list[str]:
     r"""``expr`` as LaTeX lines no wider than ``width`` (:func:`latex_width`) where it can be broken: at
     any depth, before a sum's operator, between a product's factors (the next line starts with
     ``\cdot``) or after a ``\min``/``\max`` argument.  A break inside ``\left( ... \right)`` closes the
     line with ``\right.`` and opens the next with ``\left.``, so each line is balanced on its own.  A
-    fraction, a sub- or superscript is never broken.  One line when it fits."""
+    fraction, a sub- or superscript is never broken.  One line when it fits.  With ``values``
+    (``{parameter name: number}``) each parameter prints as its value: a worked calculation's middle line."""
     expr = sp.sympify(expr)
-    plain = to_latex(expr, **settings)
+    plain = to_latex(expr, **settings) if values is None else _printer(values, settings, False).doprint(expr)
     if latex_width(plain) <= width:
         return [plain]
-    marked = _MarkingPrinter({"long_numerator": width * 0.6, **settings}).doprint(expr)
+    marked = _printer(values, {"long_numerator": width * 0.6, **settings}, True).doprint(expr)
     chunks = _chunks(marked)
     widths = [latex_width(text) for _, text, _ in chunks]
     # choose where each line ends: among the break points that leave the line at least SHORTEST of the
