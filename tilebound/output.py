@@ -22,6 +22,8 @@ The rules:
 * **No lost file.** An existing file that is not tilebound's own (:func:`is_ours` false) is refused unless
   ``force=True`` (the commands' ``--force``). An empty file holds nothing to lose and is overwritten. A folder,
   or a path whose folder does not exist, is refused. A symbolic link is followed: its target is replaced.
+  A device or pipe (``-o /dev/stdout``, ``/dev/null``) is written in place: no temporary file, no rename
+  (which would replace the device node itself), no marker check.
 * ``''`` (``-o ''``) is refused, not read as standard output.
 """
 
@@ -31,6 +33,7 @@ import hashlib
 import os
 import re
 import secrets
+import stat
 from typing import Callable
 
 from base.errors import BadInput
@@ -103,6 +106,8 @@ def check_path(path: str | None, force: bool = False) -> str | None:
         return None
     if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
         raise BadInput("output", "an empty file name; give a path, or leave -o out for standard output")
+    if _special(path):
+        return str(path)                          # a device or pipe (/dev/stdout, /dev/null): written in place
     real = os.path.realpath(path)
     if os.path.isdir(real):
         raise BadInput("output", f"{str(path)!r} is a folder; give a file name")
@@ -114,10 +119,26 @@ def check_path(path: str | None, force: bool = False) -> str | None:
     return real
 
 
+def _special(path: str) -> bool:
+    """Is ``path`` an existing file that is not a regular one (a character device, a FIFO, a socket)?
+    Renaming over it would replace the device node itself (``-o /dev/null`` run as root)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISBLK(mode)
+
+
 def write_with(path: str, writer: Callable[[str], object], force: bool = False) -> str:
     """Call ``writer(tmp)`` to write a temporary file beside ``path`` (same extension), then rename it over
     ``path``; returns ``path``.  Refuses a path :func:`check_path` refuses."""
     real = check_path(path, force)
+    if _special(real):                            # no temporary file and no rename: write straight through
+        try:
+            writer(real)
+        except OSError as exc:
+            raise BadInput("output", f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+        return str(path)
     folder, base = os.path.split(real)
     tmp = os.path.join(folder, f".{base}.tilebound-{os.getpid()}-{secrets.token_hex(4)}{os.path.splitext(base)[1]}")
     try:
@@ -142,6 +163,10 @@ def write_text(path: str, text: str, force: bool = False, comment: str = "%") ->
     data = (marker_line(text, comment) + "\n").encode("utf-8") + body
 
     def writer(tmp: str) -> None:
+        if _special(tmp):                         # a device or pipe: straight through, no fsync
+            with open(tmp, "wb") as f:
+                f.write(data)
+            return
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)   # the umask applies, as for open()
         with os.fdopen(fd, "wb") as f:
             f.write(data)

@@ -130,3 +130,21 @@ def test_image_not_written_by_tilebound_is_refused(tmp_path):
     assert not output.is_ours(str(path))
     with pytest.raises(BadInput, match="was not written by tilebound"):
         output.check_path(str(path))
+
+
+def test_a_device_is_written_in_place_not_renamed_over(tmp_path):
+    """``-o /dev/null`` must not replace the device node with a regular file (as root the rename would)."""
+    before = os.stat("/dev/null")
+    output.write_text("/dev/null", "x\n")
+    output.write_with("/dev/null", lambda p: open(p, "w").write("y"))
+    after = os.stat("/dev/null")
+    assert (after.st_ino, after.st_rdev, after.st_mode) == (before.st_ino, before.st_rdev, before.st_mode)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    import threading
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo).read()))
+    reader.start()
+    output.write_text(str(fifo), "through a pipe\n")
+    reader.join(5)
+    assert got and got[0].endswith("through a pipe\n") and fifo.is_fifo()
