@@ -2,7 +2,7 @@
 
 The algorithm (Dao, Haziza, Massa, Sizov 2023, "Flash-Decoding for long-context inference"; the CTA
 structure of FlashAttention-2, ``csrc/flash_attn/src/flash_fwd_kernel.h:506-1113`` and its combine kernel
-``:1118-1300``):
+``:1117-1299``; its loop over the splits ``:1252-1270``):
 
 * **Grid.**  One CTA per (sequence, head group, split).  *Packed* (FA2's decode path, ``flash_api.cpp:
   429-437``): a head group is one KV head and the ``g = H / H_kv`` query heads that share it, so the

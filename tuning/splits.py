@@ -17,7 +17,7 @@ Each rule is transcribed from its source and cites the file and line read (the c
   :func:`flashinfer_min_pages_per_chunk` is ``PartitionPagedKVCacheBinarySearchMinNumPagePerBatch``
   (lines 74-99: the fewest pages per chunk whose chunks x KV heads fit one wave of ``max_grid_size``
   CTAs); :func:`flashinfer_num_splits` is ``BatchDecodeWithPagedKVCacheWorkEstimationDispatched``
-  (lines 148-209: no split when the batch already fills the grid or when the search leaves every
+  (lines 148-210: no split when the batch already fills the grid or when the search leaves every
   sequence whole; at least ``128 / page_size`` pages a chunk).
 * **vLLM** ``vllm/attention/ops/paged_attn.py`` @ ``5da3a32`` - :func:`vllm_num_splits`: fixed partitions
   of ``_PARTITION_SIZE = 512`` tokens (line 10; ``PARTITION_SIZE = 512`` in ``paged_attention_v2_launcher``
@@ -153,8 +153,8 @@ def fa3_num_splits_heuristic(total_mblocks: int, num_SMs: int, num_n_blocks: int
 
 def fa3_tile_size(d: int, d_v: int, arch: int, element_size: int = 2) -> tuple:
     """``(kBlockM, kBlockN)`` of FA3's forward tiles for the non-causal, non-local, contiguous (TMA),
-    no-softcap case: ``tile_size_fwd_sm90`` (hopper/tile_size.h:10-52) for ``arch >= 90``, else
-    ``tile_size_fwd_sm8x`` (lines 57-84) for an A100 (``sm86_or_89`` false, no varlen split)."""
+    no-softcap case: ``tile_size_fwd_sm90`` (hopper/tile_size.h:10-54) for ``arch >= 90``, else
+    ``tile_size_fwd_sm8x`` (lines 57-79) for an A100 (``sm86_or_89`` false, no varlen split)."""
     d, d_v = validate.positive_int("d", d), validate.positive_int("d_v", d_v)
     if arch >= 90:
         if element_size == 2:
@@ -223,7 +223,7 @@ def flashinfer_min_pages_per_chunk(max_grid_size: int, gdy: int, num_pages: Sequ
 
 def flashinfer_num_splits(lengths: Sequence[int], page_size: int, num_kv_heads: int, num_sms: int,
                           ctas_per_sm: int, enable_cuda_graph: bool = False) -> list:
-    """The chunks per sequence of FlashInfer's batch decode plan (scheduler.cuh:148-209): one CTA per
+    """The chunks per sequence of FlashInfer's batch decode plan (scheduler.cuh:148-210): one CTA per
     (chunk, KV head) (``gdy = num_kv_heads``, the group packed in the CTA); ``max_grid_size =
     ctas_per_sm x num_sms`` (the kernel's occupancy, which FlashInfer asks CUDA for and we take as an
     input); no split when ``batch x gdy >= max_grid_size``, nor when the search leaves every sequence
@@ -277,7 +277,7 @@ RULES = (
     Rule("FlashAttention-3", "hopper/heuristics.h:25-59; hopper/flash_api.cpp:442-471",
          lambda p, gpu: fa3_num_splits(p["B"], p["H"], p["H_kv"], p["L_q"], p["N_k"], p["d"], p["d_v"], gpu.sms,
                                        arch=_arch(gpu))),
-    Rule("FlashInfer", "include/flashinfer/attention/scheduler.cuh:74-99, 148-209",
+    Rule("FlashInfer", "include/flashinfer/attention/scheduler.cuh:74-99, 148-210",
          lambda p, gpu: max(flashinfer_num_splits([p["N_k"]] * p["B"], p["P"], p["H_kv"], gpu.sms,
                                                   p["ctas_per_sm"]))),
     Rule("vLLM", "vllm/attention/ops/paged_attn.py:10, 111-121",

@@ -24,7 +24,7 @@ before it loads anything, but still writes its partials, ``O_s = 0`` and ``LSE_s
 (``flash_fwd_kernel.h:543-585``; ``Q`` is loaded only at ``:795``).  So ``S_ne = ceil(nb / nbps)`` splits
 load ``Q``.  With ``S > 1`` every split writes ``O_s`` (``d_v`` per row) and ``LSE_s`` (one per row) in
 FP32 (``flash_api.cpp:337-339``), and the combine kernel reads all ``S`` of them and writes ``O`` and
-the final ``LSE`` (``flash_fwd_kernel.h:1118-1300``: the ``LSE`` of every split, then one ``O_accum``
+the final ``LSE`` (``flash_fwd_kernel.h:1117-1299``: the ``LSE`` of every split, then one ``O_accum``
 tile per split).  With ``S = 1`` there are no partials and no combine: the kernel writes ``O`` and
 ``LSE`` itself.
 
@@ -137,7 +137,7 @@ COMBINE_CTAS_PER_SM = 16
 
 _SOURCE = ("Dao, Haziza, Massa, Sizov 2023, Flash-Decoding for long-context inference; FlashAttention-2 "
            "csrc/flash_attn/flash_api.cpp:281-347, 429-437, 613 and src/flash_fwd_kernel.h:535-585, 944-987, "
-           "1118-1300; vLLM csrc/attention/attention_kernels.cu (paged_attention_kernel, unpacked grid); "
+           "1117-1299; vLLM csrc/attention/attention_kernels.cu (paged_attention_kernel, unpacked grid); "
            "docs/conventions.md §6")
 
 
@@ -323,7 +323,7 @@ def decode_time() -> Model:
        their ``K``, ``V`` bytes at once over the shared HBM); the main kernel takes the sum over its
        waves, and no less than all its bytes over ``BW``.
     4. *The combine kernel* (``S > 1``).  Its CTAs read the ``S`` partial ``LSE`` at once, then loop over
-       the splits reading one ``O_accum`` tile per iteration (``flash_fwd_kernel.h:1263-1280``): ``S + 1``
+       the splits reading one ``O_accum`` tile per iteration (``flash_fwd_kernel.h:1252-1270``): ``S + 1``
        dependent loads, each an L2 hit (the partials were just written and are far smaller than L2), at
        the L2 latency ``L_2`` (default: Luo et al.'s 262 cycles, ``symbolic.hardware``, at 1.83 GHz).
        ``ceil(B H L_q / 4)`` CTAs of 4 rows (``flash_fwd_launch_template.h:140``), 16 resident per SM.
@@ -370,7 +370,7 @@ def decode_time() -> Model:
                   "n_SM": H100.sms, "c_SM": 2, "BW": H100.hbm_bytes_per_s, "L": LOADED_HBM_LATENCY.value,
                   "L_2": l2},
         source=("FlashAttention-2 csrc/flash_attn/flash_api.cpp:300-301, 334-335 (waves, slots) and "
-                "src/flash_fwd_kernel.h:944-987 (one tile in flight), 1263-1280 (combine loop); "
+                "src/flash_fwd_kernel.h:944-987 (one tile in flight), 1252-1270 (combine loop); "
                 "Little 1961 (docs/conventions.md §5.1); LOADED_HBM_LATENCY and UNLOADED_L2_LATENCY_CLK of "
                 "symbolic/hardware.py (docs/conventions.md §5.2); H100 figures docs/conventions.md §3.1"),
         notes=("NOTE: a model, not a measurement: one K or V tile in flight per CTA (FA2's loop), two loaded "
