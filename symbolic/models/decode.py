@@ -93,7 +93,7 @@ from ..registry import ModelRef, defines
 
 __all__ = ["B", "H", "H_kv", "L_q", "N_k", "d", "d_v", "B_n", "S", "P", "n_SM", "c_SM", "BW", "L", "L_2",
            "decode_packed", "decode_unpacked", "decode_packed_paged", "decode_unpacked_paged", "decode_time",
-           "COUNT_MODELS", "DTYPES", "TENSOR_CLASSES", "counts", "split_counts", "FA2_BLOCK_N",
+           "COUNT_MODELS", "DTYPES", "TENSOR_CLASSES", "counts", "split_counts",
            "COMBINE_ROWS_PER_CTA", "COMBINE_CTAS_PER_SM", "check_decode_point", "table_entries", "SplitLaunch"]
 
 # ------------------------------------------------------------------------------------------ parameters
@@ -118,17 +118,12 @@ L_2 = real_param("L_2", "L2 hit latency of a combine load (s)", latex="L_{2}")
 #: partials and LSE in FP32 (flash_api.cpp:338-339), the block table int32 (flash_api.cpp:591)
 DTYPES = {"Q": "fp16", "K": "fp16", "V": "fp16", "O": "fp16", "LSE": "fp32", "O_s": "fp32", "LSE_s": "fp32",
           "table": "int32"}
-assert element_bytes("fp16") == element_bytes("bf16")       # one model serves both 16-bit inputs
+#: one model serves both 16-bit input types: base.dtypes gives FP16 and BF16 two bytes each
 
 #: the quantities per tensor class, in the order shown: (quantity, tensor class)
 TENSOR_CLASSES = (("reads_Q", "Q"), ("reads_K", "K"), ("reads_V", "V"), ("reads_table", "table"),
                   ("reads_O_s", "O_s"), ("reads_LSE_s", "LSE_s"), ("writes_O_s", "O_s"),
                   ("writes_LSE_s", "LSE_s"), ("writes_O", "O"), ("writes_LSE", "LSE"))
-
-#: FlashAttention-2's split-kernel key block by head dimension (flash_api.cpp:323; launch template :184)
-def FA2_BLOCK_N(head_dim: int) -> int:
-    return 256 if head_dim <= 64 else (128 if head_dim <= 128 else 64)
-
 
 #: rows per combine CTA for d_v % 128 == 0 (flash_fwd_launch_template.h:140: 4, 8 or 16 by head dim)
 COMBINE_ROWS_PER_CTA = 4

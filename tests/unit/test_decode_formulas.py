@@ -171,3 +171,9 @@ def test_parameters_are_named_as_the_issue_asks():
         assert names[:9] == ["B", "H", "H_kv", "L_q", "N_k", "d", "d_v", "B_n", "S"]
         assert names[9:] == (["P"] if ref.name.endswith(".paged") else [])
     assert P.name == "P"
+
+
+def test_one_model_serves_both_16_bit_inputs():
+    from base.dtypes import element_bytes
+    assert element_bytes("fp16") == element_bytes("bf16") == 2
+    assert element_bytes("fp32") == element_bytes("int32") == 4
