@@ -98,7 +98,7 @@ def _column(name, values) -> np.ndarray:
     a = np.asarray(values)
     if a.ndim != 1:
         a = a.reshape(-1)
-    if a.dtype.kind in "iu" and a.size:
+    if a.dtype.kind in "iu" and a.size and int(a.max()) < _INT64_SAFE:
         if (a < 1).any():
             raise BadInput(name, f"must be >= 1, got {int(a.min())}")
         return a.astype(np.int64)
@@ -129,7 +129,8 @@ def lru_reads_many(M: int, N: int, K: int, B_M, B_N, B_K, G_M, P, capacity: int,
     n = len(cols[0])
     if n == 0:
         return []
-    bm, bn, bk, gm, p = cols
+    small = max(M, N, K, capacity) < _INT64_SAFE and all(c.dtype == np.int64 for c in cols)
+    bm, bn, bk, gm, p = (c if small else c.astype(object) for c in cols)     # Python ints beyond int64
     tm, tn = -(-M // bm), -(-N // bn)
     T = tm * tn
     p = np.minimum(p, T)                              # a wave larger than the launch is the whole launch
@@ -150,11 +151,17 @@ def lru_reads_many(M: int, N: int, K: int, B_M, B_N, B_K, G_M, P, capacity: int,
         return out
     # the pieces depend on (B_M, B_N, G_M, P): one base tiling per distinct quadruple
     quad = np.stack([bm[ok], bn[ok], gm[ok], p[ok]], axis=1)
-    bases, base_of = np.unique(quad, axis=0, return_inverse=True)
-    base_of = base_of.reshape(-1)
+    if small:
+        bases, base_of = np.unique(quad, axis=0, return_inverse=True)
+        base_of = base_of.reshape(-1)
+    else:                                             # np.unique takes no axis on object arrays
+        keys = sorted({tuple(r) for r in quad.tolist()})
+        index = {k: j for j, k in enumerate(keys)}
+        bases = np.array(keys, dtype=object).reshape(-1, 4)
+        base_of = np.array([index[tuple(r)] for r in quad.tolist()], dtype=np.int64)
     order = np.argsort(base_of, kind="stable")                     # tilings grouped by base, B_K variants together
     nvar = np.bincount(base_of, minlength=len(bases))
-    Wb = -(-(-(-M // bases[:, 0]) * -(-N // bases[:, 1])) // bases[:, 3])
+    Wb = (-(-(-(-M // bases[:, 0]) * -(-N // bases[:, 1])) // bases[:, 3])).astype(np.int64)
     first, vfirst = 0, 0
     while first < len(bases):                                       # chunks of about _CHUNK_WAVES waves
         last = first + max(1, int(np.searchsorted(np.cumsum(Wb[first:]), _CHUNK_WAVES, side="right")))
@@ -183,7 +190,9 @@ def _wave_elements(M, N, B_M, B_N, G_M, P, reduce):
         raise BadInput("M" if tm >= tn else "N", f"this visits every wave: {W:,} waves here (t_m = {tm:,}, t_n = "
                                                  f"{tn:,}, P = {P:,}), over the budget of {EXACT_WAVES_BUDGET:,} "
                                                  f"(symbolic.gemm_lru.EXACT_WAVES_BUDGET)")
-    dt = _dtype(M, N, 1, T, P, 1)
+    dt = _dtype(M, N, 1, T, P, 1, B_M + B_N)
+    if dt is object:                                  # 0-d object arrays: no product falls back to int64
+        M, N, B_M, B_N, G_M, P, tm, tn, T = (np.array(v, dtype=object) for v in (M, N, B_M, B_N, G_M, P, tm, tn, T))
     out = None
     for c in range(0, W, _CHUNK_WAVES):
         s = np.arange(c, min(W, c + _CHUNK_WAVES), dtype=np.int64).astype(dt) * P
@@ -205,9 +214,11 @@ def min_wave_elements(M: int, N: int, B_M: int, B_N: int, G_M: int, P: int) -> i
 
 
 # ----------------------------------------------------------------------------------------- internals
-def _dtype(M, N, K, T, P, capacity):
-    """int64 when every intermediate (pids, sizes x depths, the capacity) stays below 2**62."""
-    big = max(T + 2 * P, (M + N) * 4 * K + 4 * capacity, (M + N) * T)
+def _dtype(M, N, K, T, P, capacity, tile=1):
+    """int64 when every intermediate stays below 2**62: pids (``T + 2P``), reuse distances against the
+    capacity (``(M + N) K``, valid elements per unit depth times depths), and a tiling's misses (at most its
+    requests, ``T (B_M + B_N) K`` with ``tile = B_M + B_N``); else Python ints in object arrays."""
+    big = max(T + 2 * P, 4 * ((M + N) * K + capacity), (T + 1) * tile * K + capacity, (M + N) * (T + 1))
     return np.int64 if big < _INT64_SAFE else object
 
 
@@ -273,7 +284,7 @@ def _count_bases(M, N, K, capacity, bases, nvar, bk) -> list:
     consecutive entries of ``bk`` are base ``j``'s ``B_K`` values): a value per entry of ``bk``, or a
     :class:`~base.errors.BadInput` where ``capacity`` is below that tiling's step footprint."""
     Tmax = int((-(-M // bases[:, 0]) * -(-N // bases[:, 1])).max())
-    dt = _dtype(M, N, K, Tmax, int(bases[:, 3].max()), capacity)
+    dt = _dtype(M, N, K, Tmax, int(bases[:, 3].max()), capacity, int((bases[:, 0] + bases[:, 1]).max()))
     nb = len(bases)
     v = _flat_waves(M, N, bases, dt)
     fsum, fmin, fmax = (r.reduceat(v.f, v.start) for r in (np.add, np.minimum, np.maximum))
@@ -454,8 +465,8 @@ def _missing_steps(a, b, x, K, bk, capacity):
     n1 = tk - 1                                        # the B_K-deep steps
     room = capacity - (a * (K - bk) + x * bk)          # capacity - alpha
     beta = bk * (b - a)
-    flat = beta == 0
-    q = np.where(flat, room * n1, room) // np.where(flat, 1, np.abs(beta))
-    body = np.where(beta > 0, n1 - np.minimum(np.maximum(q + 1, 0), n1), np.minimum(np.maximum(-q, 0), n1))
-    last = b * (K - dL) + x * dL > capacity
-    return bk * body + dL * last
+    q = room // np.where(beta == 0, 1, np.abs(beta))
+    body = np.where(beta > 0, n1 - np.minimum(np.maximum(q + 1, 0), n1),
+                    np.where(beta < 0, np.minimum(np.maximum(-q, 0), n1), np.where(room < 0, n1, 0)))
+    last = np.asarray(b * (K - dL) + x * dL > capacity)
+    return bk * body + dL * last.astype(object if body.dtype == object else np.int64)

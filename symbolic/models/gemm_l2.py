@@ -165,6 +165,8 @@ def wave_values(s, e, tm, tn, group, ops=NumpyOps):
 def valid_elements(rows, cols, last_row, last_col, M, N, B_M, B_N, tm, tn):
     """Valid panel elements per unit of K of a run of pids (from :func:`wave_values`): the valid rows of
     its A panels plus the valid columns of its B panels (a partial last panel counts its valid part)."""
+    if getattr(rows, "dtype", None) == object:       # NumPy's flags are bool: make them Python ints too
+        last_row, last_col = (_np().asarray(v).astype(object) for v in (last_row, last_col))
     return rows * B_M - last_row * (tm * B_M - M) + cols * B_N - last_col * (tn * B_N - N)
 
 

@@ -251,6 +251,22 @@ def test_many_tilings_at_once(monkeypatch):
     assert gemm_lru.lru_reads_many(M, N, K, *zip(*tilings), cap) == one
 
 
+def test_beyond_int64_against_the_simulation():
+    """Blocks of 10**18 and more, K-steps of 10**24, a wave of 10**25 programs: few tiles and steps (the
+    simulator stays cheap) but every size, pid and product past int64 - the count falls back to Python ints."""
+    import random
+    rng = random.Random(11)
+    for _ in range(60):
+        bm, bn = rng.choice([10 ** 18, 3 * 10 ** 17 + 1, 10 ** 19, 5]), rng.choice([1, 2, 10 ** 15, 10 ** 20])
+        M, N = rng.randint(1, 12) * bm - rng.randint(0, bm - 1), rng.randint(1, 9) * bn - rng.randint(0, bn - 1)
+        bk = rng.choice([10 ** 24, 7 * 10 ** 23, 3])
+        K = rng.randint(1, 6) * bk - rng.randint(0, bk - 1)
+        group, wave = rng.choice([1, 2, 4]), rng.choice([rng.randint(1, 12), 10 ** 25])
+        cap = gemm_l2.step_footprint(M, N, bm, bn, bk, group, wave) * min(bk, K) // bk + rng.randint(0, M * K + K * N)
+        want = simulate_l2(M, N, K, bm, bn, bk, group, wave, cap).hbm_reads
+        assert gemm_lru.lru_reads(M, N, K, bm, bn, bk, group, wave, cap) == want
+
+
 @pytest.mark.parametrize("call,param", [
     (lambda: gemm_lru.lru_reads(64, 64, 64, 16, 16, 16, 1, 4, 1000), "capacity"),      # below one step (1,280)
     (lambda: gemm_lru.lru_reads(64, 64, 64, 16, 16, 16, 1, 0, 10 ** 6), "P"),
