@@ -126,7 +126,7 @@ def fragments(entry: ModelEntry) -> list[tuple[str, str]]:
 
 
 def _section(entry: ModelEntry) -> str:
-    parts = [rf"\section{{{escape(entry.model.name)}}}"]
+    parts = [rf"\section{{\texttt{{\detokenize{{{entry.model.name}}}}}}}"]       # a model's name is a code name
     parts += [tex for _, tex in fragments(entry)]
     return "\n\n".join(parts)
 

@@ -79,7 +79,7 @@ class Tok:
     text: str
 
 
-_PATHLIKE = re.compile(r"[^/]*/[^/]*/.*|.*\.[A-Za-z]{1,4}")
+_PATHLIKE = re.compile(r"(?=.*[A-Za-z0-9_.\-]{3})[^/]*/[^/]*/.*|.*\.[A-Za-z]{1,4}")
 
 
 def _tokens(text: str) -> list[Tok]:
@@ -151,8 +151,10 @@ class _Reader:
             if w in NOT_NAMES:
                 return "word"
             before = [t for t in self.t[:i] if t.kind != "space"]
-            if w == "A" and (not before or before[-1].text in ".:;\"“("):
-                return "word"           # the article at the start of a sentence
+            after = [t for t in self.t[i + 1:] if t.kind != "space"][:1]
+            if w == "A" and (not before or before[-1].text in ".:;\"“(") and after and after[0].kind == "word" \
+                    and after[0].text.islower() and after[0].text not in ("and", "or", "is", "x", "in"):
+                return "word"           # the article at the start of a sentence: "A proof for ..."
             if nxt is not None and nxt.text == "." and (self.tok(i + 2) is None or self.tok(i + 2).kind == "space"):
                 return "word"           # an initial (J. D. C. Little) or the end of a sentence
             return "letter"
@@ -200,7 +202,7 @@ class _Reader:
                 return self.postfix(i + 1, self.params[w].latex, True)
             if kind in ("letter", "greek", "symbol"):
                 return self.postfix(i + 1, symbol_latex(w), True)
-            if kind == "code" and not strong_only:
+            if kind == "code" and not strong_only and not _typewriter(w):
                 return self.postfix(i + 1, name_math(w), True)
             if kind == "weak" and nxt is not None and nxt.text == "^":
                 return self.postfix(i + 1, w, True)
@@ -380,6 +382,10 @@ def segments(text: str, params: Iterable = ()) -> list[tuple[bool, str]]:
             add(True, r"\to")
             i += 1
             continue
+        if t.kind == "path" or (t.kind == "word" and r.kind_of_word(i) == "code" and _typewriter(t.text)):
+            out.append((None, t.text))
+            i += 1
+            continue
         got = None
         if t.kind in ("word", "num", "other"):
             got = r.expr(i)
@@ -398,10 +404,6 @@ def segments(text: str, params: Iterable = ()) -> list[tuple[bool, str]]:
             else:
                 add(True, RELATIONS[t.text])
                 i += 1
-            continue
-        if t.kind == "path" or (t.kind == "word" and r.kind_of_word(i) == "code" and _typewriter(t.text)):
-            out.append((None, t.text))
-            i += 1
             continue
         if t.kind == "word" and r.kind_of_word(i) in ("code",):
             add(True, name_math(t.text))

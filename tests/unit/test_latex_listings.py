@@ -1,0 +1,100 @@
+"""Annotated algorithm listings: the lines sum to the model's formula, and the listing prints.
+
+References are independent of the code under test: the lines' symbolic sum is compared with the model's
+formula by SymPy (non-causal listings: identical for every size), the loop-running count with small cases
+counted by hand below, and the causal ones with the executors (``verify`` runs the full comparison over
+each model's sweep: ``<model>.listing``).
+"""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from symbolic import registry
+from symbolic.listings import listing_for, listings
+from symbolic.printing.listing import listing_to_latex
+
+REQUIRED = ("attention.fa1.fwd", "attention.fa2.fwd", "gemm.tiled")
+
+
+def test_the_required_listings_exist():
+    """FlashAttention's Algorithm 1 (paper order), FlashAttention-2's loop and the tiled GEMM."""
+    assert set(REQUIRED) <= set(listings())
+    fa1 = listing_for("attention.fa1.fwd")
+    assert "Algorithm 1" in fa1.source and "2205.14135" in fa1.source
+    assert "2307.08691" in listing_for("attention.fa2.fwd").source
+    assert listing_for("no.such.model") is None
+
+
+@pytest.mark.parametrize("name", sorted(n for n in listings() if "causal" not in n))
+def test_lines_sum_to_the_formula_symbolically(name):
+    """Non-causal loops collapse exactly (a partition of N into blocks sums to N): the lines' sum minus the
+    model's formula simplifies to 0, for every size."""
+    lst, m = listing_for(name), registry.get(name)
+    sums = lst.sums()
+    for q in ("reads", "writes"):
+        assert sp.simplify(sp.expand(sums[q] - m[q])) == 0, (name, q)
+
+
+def test_fa1_line_by_line_by_hand():
+    """FlashAttention Algorithm 1 at N = N_k = 5, d = 3, B_r = B_c = 2 (T_r = T_c = 3; blocks of 2, 2, 1 rows):
+    line 2 stores N d + 2N = 25; line 6 loads 2 d w_j over j = 2*3*(2 + 2 + 1) = 30; line 8 loads
+    (2d + 2) h_i for each (j, i) = 8 * 5 * 3 = 120; lines 12, 13 store (d + 2) h_i per (j, i) = 5 * 5 * 3 = 75.
+    reads = 150, writes = 100."""
+    lst = listing_for("attention.fa1.fwd")
+    assert lst.count(dict(N=5, N_k=5, d=3, B_r=2, B_c=2)) == {"reads": 150, "writes": 100}
+    numbers = {n: q for n, _, q, *_ in lst.rows()}
+    assert numbers == {2: "writes", 6: "reads", 8: "reads", 12: "writes", 13: "writes"}   # the paper's lines
+
+
+def test_fa2_by_hand():
+    """FlashAttention-2 Algorithm 1 at N = N_k = 5, d = 3, B_r = B_c = 2: Q_i once (N d = 15), K_j, V_j
+    for every (i, j): 2 d N_k T_r = 2*3*5*3 = 90; O_i and L_i once: N d + N = 20."""
+    assert listing_for("attention.fa2.fwd").count(dict(N=5, N_k=5, d=3, B_r=2, B_c=2)) == {"reads": 105, "writes": 20}
+
+
+def test_gemm_by_hand():
+    """M = 3, N = 5, K = 4, tiles 2 x 2, K-steps 3: t_m = 2, t_n = 3; A is re-read per tile column
+    (3 * 3 * 4 = 36), B per tile row (2 * 4 * 5 = 40); C stored once (15)."""
+    assert listing_for("gemm.tiled").count(dict(M=3, N=5, K=4, B_M=2, B_N=2, B_K=3)) == {"reads": 76, "writes": 15}
+
+
+def test_causal_fa1_by_hand():
+    """Causal, N = N_k = 4, d = 1, B_r = B_c = 2: key block 1 is seen by query blocks 1, 2; key block 2 by
+    query block 2 only.  Loads: K, V 2*1*4 = 8; Q_i, O_i, l_i, m_i (2d + 2) h_i over the three (j, i)
+    pairs = 4*2*3 = 24; reads 32.  Stores: init N d + 2N = 12, then (d + 2) h_i over three pairs = 18."""
+    assert listing_for("attention.fa1.fwd.causal").count(dict(N=4, N_k=4, d=1, B_r=2, B_c=2)) == {
+        "reads": 32, "writes": 30}
+
+
+@pytest.mark.parametrize("name", sorted(listings()))
+def test_count_agrees_with_the_executor_at_a_pinned_point(name):
+    """One pinned point per listing (``verify`` runs the whole sweep)."""
+    from verify.registry import checks_of
+    check = next(c for c in checks_of(name) if c.name == name)
+    m = registry.get(name)
+    point = list(check.grid(False))[2]                    # the check's third pinned point (small, odd sizes)
+    pt = m.check_point({k: v for k, v in point.items() if k not in check.extra})
+    got = listing_for(name).count(pt)
+    executed = check.execute(point)
+    assert got == {q: executed[q] for q in ("reads", "writes")} == {q: m.evaluate(q, **pt) for q in ("reads", "writes")}
+
+
+@pytest.mark.parametrize("name", sorted(listings()))
+def test_listing_prints_as_algorithmicx(name):
+    tex = listing_to_latex(listing_for(name))
+    assert tex.startswith(r"\begin{algorithm}") and tex.rstrip().endswith(r"\end{algorithm}")
+    assert r"\begin{algorithmic}[1]" in tex and tex.count(r"\For{") == tex.count(r"\EndFor")
+    assert tex.isascii()
+    moving = [ln for ln in tex.splitlines() if r"\Comment{" in ln]
+    assert moving and all(("load $" in ln or "store $" in ln) for ln in moving)
+    assert "the lines' sum" in tex
+
+
+def test_fa1_annotations_read_as_the_issue_asks():
+    """'line 6: load K_j, V_j: 2 B_c d elements ... T_c times': per run 2 d w_j (w_j = the rows of K_j), T_c runs."""
+    tex = listing_to_latex(listing_for("attention.fa1.fwd"))
+    line6 = next(ln for ln in tex.splitlines() if "Load $K_j$, $V_j$" in ln)
+    assert r"\Comment{load $2 d w_{j}$ $\times\ T_{c}$}" in line6
+    assert r"$w_{j} = \min\left(B_c, - B_c \left(j - 1\right) + N_k\right)$" in tex
