@@ -1,0 +1,125 @@
+"""``tilebound latex --split DIR`` and ``--preamble``: fragments on disk, and the bad input they refuse."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from symbolic.printing.document import PREAMBLE
+from tilebound import output
+from tilebound.cli import main
+
+
+def run(capsys, *argv):
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_preamble_is_the_stated_packages(capsys):
+    rc, out, _ = run(capsys, "latex", "--preamble")
+    assert rc == 0 and out == PREAMBLE
+    packages = [ln.split("{")[1].split("}")[0] for ln in out.splitlines() if ln.startswith(r"\usepackage")]
+    assert packages == ["amsmath", "amssymb", "booktabs", "siunitx", "algorithm", "algpseudocode", "url",
+                        "graphicx", "pgf"]
+
+
+def test_preamble_takes_nothing_else(capsys):
+    rc, _, err = run(capsys, "latex", "--preamble", "gemm.tiled")
+    assert rc == 2 and err.startswith("tilebound: preamble: ")
+
+
+def test_split_writes_one_fragment_per_model_table_and_listing(capsys, tmp_path):
+    folder = tmp_path / "frag"
+    rc, out, err = run(capsys, "latex", "attention.fa1.fwd.paper", "gemm.tiled", "--split", str(folder), "--no-figures")
+    assert rc == 0, err
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == ["attention.fa1.fwd.paper.algorithm.tex", "attention.fa1.fwd.paper.sweep.tex",
+                     "attention.fa1.fwd.paper.tex", "gemm.tiled.algorithm.tex", "gemm.tiled.sweep.tex",
+                     "gemm.tiled.tex"]
+    assert out.count("wrote ") == 6
+    for p in folder.iterdir():
+        text = p.read_text()
+        assert output.is_ours(str(p)) and text.isascii()
+        assert r"\documentclass" not in text and r"\begin{document}" not in text       # a fragment, to \input
+    paper = (folder / "attention.fa1.fwd.paper.tex").read_text()
+    assert r"\begin{align*}" in paper and r"\section" not in paper
+    assert r"\begin{table}" in (folder / "attention.fa1.fwd.paper.sweep.tex").read_text()
+    assert r"\begin{algorithmic}" in (folder / "gemm.tiled.algorithm.tex").read_text()
+    # written again: tilebound's own files are replaced
+    assert run(capsys, "latex", "gemm.tiled", "--split", str(folder), "--no-figures")[0] == 0
+
+
+def test_split_into_a_file_is_refused(capsys, tmp_path):
+    f = tmp_path / "notes"
+    f.write_text("mine\n")
+    rc, out, err = run(capsys, "latex", "gemm.tiled", "--split", str(f))
+    assert rc == 2 and err.startswith("tilebound: split: ") and "not a folder" in err
+    assert f.read_text() == "mine\n"
+
+
+def test_split_unknown_model_is_refused(capsys, tmp_path):
+    rc, _, err = run(capsys, "latex", "gemm.tiledd", "--split", str(tmp_path / "f"))
+    assert rc == 2 and err.startswith("tilebound: model: ") and "gemm.tiled" in err
+    assert not (tmp_path / "f").exists()
+
+
+def test_a_fragment_name_that_would_leave_the_folder_is_refused(capsys, tmp_path, monkeypatch):
+    """A plugin's model named with a path separator: refused before any file is written."""
+    import dataclasses
+
+    from symbolic import registry
+    from toy_models import TOYS, halo_model
+
+    evil = type(TOYS[0])("../evil", "a model whose name leaves the folder",
+                         lambda: dataclasses.replace(halo_model(), name="../evil"))
+    found = {**registry._refs(), evil.name: evil}
+    monkeypatch.setattr(registry, "_refs", lambda: found)
+    folder = tmp_path / "frag"
+    rc, _, err = run(capsys, "latex", "../evil", "gemm.tiled", "--split", str(folder), "--no-figures")
+    assert rc == 2 and err.startswith("tilebound: split: ") and "would leave" in err
+    assert not (tmp_path / "evil.tex").exists()
+    assert not folder.exists() or list(folder.iterdir()) == []
+
+
+def test_a_file_tilebound_did_not_write_is_not_overwritten(capsys, tmp_path):
+    folder = tmp_path / "frag"
+    folder.mkdir()
+    mine = folder / "gemm.tiled.tex"
+    mine.write_text("% my own notes\n")
+    rc, _, err = run(capsys, "latex", "gemm.tiled", "--split", str(folder), "--no-figures")
+    assert rc == 2 and err.startswith("tilebound: output: ") and "--force" in err
+    assert mine.read_text() == "% my own notes\n"
+    assert sorted(p.name for p in folder.iterdir()) == ["gemm.tiled.tex"]       # nothing else written either
+    assert run(capsys, "latex", "gemm.tiled", "--split", str(folder), "--no-figures", "--force")[0] == 0
+    assert output.is_ours(str(mine))
+
+
+@pytest.mark.parametrize("extra", [["-o", "x.tex"], ["--standalone"]])
+def test_split_with_another_destination_is_refused(capsys, tmp_path, extra):
+    rc, _, err = run(capsys, "latex", "gemm.tiled", "--split", str(tmp_path / "f"), *extra)
+    assert rc == 2 and err.startswith("tilebound: split: ")
+
+
+def test_without_the_plot_extra_the_notes_say_how_to_get_figures(capsys, tmp_path, monkeypatch):
+    import importlib.util
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
+    out = tmp_path / "n.tex"
+    assert run(capsys, "latex", "gemm.tiled", "--standalone", "-o", str(out))[0] == 0
+    tex = out.read_text()
+    assert "pip install 'tilebound[plot]'" in tex and r"\begin{figure}" not in tex
+
+
+def test_with_the_plot_extra_each_swept_model_has_a_vector_figure(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    import shutil
+    if shutil.which("pdflatex") is None:
+        pytest.skip("matplotlib's PGF backend measures text with pdflatex")
+    folder = tmp_path / "f"
+    assert run(capsys, "latex", "gemm.tiled", "--split", str(folder))[0] == 0
+    fig = (folder / "gemm.tiled.figure.tex").read_text()
+    assert r"\begin{pgfpicture}" in fig and r"\begin{figure}" in fig       # PGF: vector, no bitmap
+    assert "pgfimage" not in fig and ".png" not in fig
+    assert "the formula (solid)" in fig and "leading term (dashed)" in fig and "circles" in fig
