@@ -118,6 +118,7 @@ class BucketSummary:
     phase: str                    # "decode" (M <= 256), "prefill" or "all"
     shapes: int
     tuned: int                    # distinct (bucket M, N, K) tuned
+    mean: float
     median: float
     p90: float
     worst: float
@@ -126,7 +127,7 @@ class BucketSummary:
 
 
 def summarize_buckets(rows: Sequence[BucketRow]) -> list[BucketSummary]:
-    """Per phase (decode: M <= 256; prefill) and overall: slowdown median, 90th percentile and worst."""
+    """Per phase (decode: M <= 256; prefill) and overall: slowdown mean, median, 90th percentile and worst."""
     out = []
     for phase, keep in (("decode", lambda r: r.shape.M <= 256), ("prefill", lambda r: r.shape.M > 256),
                         ("all", lambda r: True)):
@@ -137,6 +138,6 @@ def summarize_buckets(rows: Sequence[BucketRow]) -> list[BucketSummary]:
         w = int(np.argmax(sd))
         out.append(BucketSummary(sel[0].scheme, phase, len(sel),
                                  len({(r.bucket_m, r.shape.N, r.shape.K) for r in sel}),
-                                 float(np.median(sd)), float(np.percentile(sd, 90)), float(sd[w]), sel[w].shape,
+                                 float(np.mean(sd)), float(np.median(sd)), float(np.percentile(sd, 90)), float(sd[w]), sel[w].shape,
                                  float(np.mean(sd <= 1.05))))
     return out

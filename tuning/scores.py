@@ -12,12 +12,15 @@ whole landscape, :func:`tuning.schedule.times_for_shape`):
   does: the best of ``t`` draws without replacement from ``n`` configs has expected rank ``(n + 1)/(t + 1)``
   (1 = fastest), so ``S_random(t)`` is the time at that rank in the sorted space, every config that cannot
   launch sorted last (they count, as for the strategies).  Before a run has found any config that launches,
-  ``F_t`` counts as the slowest launchable time; where ``S_random(t) = S_opt`` (random search is expected to
-  hold the optimum already) ``P_t`` is undefined and left out (NaN);
+  ``F_t`` counts as the slowest launchable time.  As in the methodology, the score is taken only while
+  random search still has a gap to close: up to the budget at which ``S_random(t)`` has come within 5 % of
+  the way from the space's median ``S_random(1)`` to the optimum (the methodology's cutoff at the 95th
+  percentile between median and optimum).  Beyond it the denominator shrinks to nothing and ``P_t`` is left
+  out (NaN); on a shape where many configs tie with the optimum (decode) that happens within the budget;
 * **evaluations to within 5 %**: the first ``t`` with ``F_t <= 1.05 S_opt`` (none within the budget: not reached).
 
 :func:`summarize` reports, per strategy, the median and the quartiles over all (shape, seed) runs of
-``F_B / S_opt`` and ``P_B`` at the budget ``B``, of the mean of ``P_t`` over ``t = 1..B`` (the aggregate
+``F_B / S_opt`` and ``P_B`` at the budget ``B``, of the mean of ``P_t`` over the scored ``t <= B`` (the aggregate
 score the methodology averages over time), and of the evaluations to within 5 % (a run that never got
 there counts as more than ``B``; the median is shown as ``> B`` when over half did not).
 """
@@ -37,10 +40,12 @@ from .learned import gpu_constants
 from .shapes import Shape, shape as make_shape
 from .strategies import check_budget, get_strategy, run_search
 
-__all__ = ["Runs", "random_baseline", "run_many", "StrategyScore", "summarize", "WITHIN"]
+__all__ = ["Runs", "random_baseline", "run_many", "StrategyScore", "summarize", "WITHIN", "CUTOFF"]
 
 #: "near the optimum": within 5 %
 WITHIN = 1.05
+#: P_t is scored while random search is more than this share of the median-to-optimum gap from the optimum
+CUTOFF = 0.05
 
 
 def random_baseline(times: np.ndarray, budget: int) -> np.ndarray:
@@ -74,13 +79,18 @@ class Runs:
         return self.best() / self.optimum
 
     def methodology(self) -> np.ndarray:
-        """``P_t`` per seed and ``t`` (see the module's definition)."""
+        """``P_t`` per seed and ``t`` (see the module's definition; NaN past the cutoff)."""
         f = np.minimum(self.best(), self.slowest)
         gap = self.baseline - self.optimum
         with np.errstate(divide="ignore", invalid="ignore"):
             p = (self.baseline - f) / gap
-        p[:, gap <= 0] = np.nan
+        p[:, ~self.scored()] = np.nan
         return p
+
+    def scored(self) -> np.ndarray:
+        """Per ``t``: is random search still more than 5 % of the median-to-optimum gap away (``P_t`` defined)?"""
+        gap = self.baseline - self.optimum
+        return gap > CUTOFF * (self.baseline[0] - self.optimum)
 
     def evals_to(self, within: float = WITHIN) -> np.ndarray:
         """Per seed, the first ``t`` (1-based) with ``F_t <= within x S_opt``; ``inf`` when not within the budget."""
@@ -137,7 +147,7 @@ class StrategyScore:
     score_mean: tuple              # mean over t of P_t
     evals_to: tuple                # evaluations to within 5 % (inf: not reached)
     reached: float                 # share of runs that got within 5 %
-    overhead_s: float              # median wall seconds of the strategy's own work per run
+    overhead_s: float              # mean wall seconds of the strategy's own work a run (one-time set-up included)
     ratio_at: dict                 # {t: median F_t / S_opt} at a few budgets t <= B
 
 
@@ -154,5 +164,5 @@ def summarize(runs: Sequence[Runs], at: Sequence[int] = (10, 25, 50, 100, 200, 5
     marks = sorted({t for t in at if t < budget} | {budget})
     return StrategyScore(
         runs[0].strategy, budget, len(ratio), _quartiles(ratio[:, -1]), _quartiles(p[:, -1]), _quartiles(p_mean),
-        _quartiles(ev), float(np.isfinite(ev).mean()), float(np.median(np.concatenate([r.overhead_s for r in runs]))),
+        _quartiles(ev), float(np.isfinite(ev).mean()), float(np.mean(np.concatenate([r.overhead_s for r in runs]))),
         {t: float(np.median(ratio[:, t - 1])) for t in marks})

@@ -103,9 +103,9 @@ def test_buckets_table(capsys):
     for scheme in ("pow2", "pow2up", "vllm"):
         assert [r[1] for r in rows(out, scheme)] == ["decode", "all"]     # both M <= 256: no prefill row
     (vllm, _) = rows(out, "vllm")
-    assert vllm[3] == "2" and float(vllm[6]) >= 1.0   # buckets 96 and 128: M = 128 is its own; 100 -> 96
+    assert vllm[3] == "2" and float(vllm[7]) >= 1.0   # buckets 96 and 128: M = 128 is its own; 100 -> 96
     (pow2, _) = rows(out, "pow2")
-    assert pow2[3] == "1" and float(pow2[6]) >= 1.0   # both in bucket 128
+    assert pow2[3] == "1" and float(pow2[7]) >= 1.0   # both in bucket 128
 
 
 @pytest.mark.parametrize("argv,param", [

@@ -60,6 +60,16 @@ def test_methodology_score_is_undefined_where_random_already_holds_the_optimum()
     assert np.isnan(r.methodology()[0]).all()
 
 
+def test_methodology_score_stops_where_random_search_has_closed_95_percent_of_the_gap():
+    space = [1.0] + [1.04] * 8 + [2.0] * 10 + [9.0] + [np.inf] * 5   # n = 25; the median (rank 13) is 2
+    r = _runs([list(range(25))[::-1][:6]], space, 6)
+    # rank round(26 / (t + 1)): t=1: 13 (2.0); t=2: 9 (1.04); ...  gap at t=2: 0.04 <= 0.05 x (2 - 1) = 0.05
+    assert r.baseline.tolist()[:2] == [2.0, 1.04]
+    assert r.scored().tolist() == [True] + [False] * 5
+    p = r.methodology()
+    assert np.isnan(p[0, 1:]).all() and p[0, 0] == pytest.approx((2.0 - 9.0) / (2.0 - 1.0))
+
+
 def test_summarize_pools_shapes_and_seeds():
     a = _runs([[0], [1], [2]], [1.0, 2.0, 4.0, 8.0], 1)
     s = summarize([a, a])

@@ -124,8 +124,9 @@ def _score_tables(scores: list, title: str):
                   "reached", "own time/run"), tuple(rows), caption=title)
     marks = list(scores[0].ratio_at)
     by_t = Table(("strategy",) + tuple(f"t={t}" for t in marks),
-                 tuple((s.strategy,) + tuple(f"{s.ratio_at[t]:.3f}" for t in marks) for s in scores),
-                 caption=f"{title}: median best-found / optimum after t evaluations")
+                 tuple((s.strategy,) + tuple("∞" if math.isinf(s.ratio_at[t]) else f"{s.ratio_at[t]:.3f}"
+                                             for t in marks) for s in scores),
+                 caption=f"{title}: median best-found / optimum after t evaluations (∞: no config launched yet)")
     return main, by_t
 
 
@@ -181,6 +182,14 @@ def _run_scores(args, out) -> int:
             main, _ = _score_tables(scores, f"{sh} ({sh.name})" if sh.name else str(sh))
             _render(main, args.format, out)
             out.write("\n")
+    phases = _phases(shapes) if len(shapes) > 4 else []
+    if phases:                                     # decode and prefill pooled apart, then together
+        for title, members in phases:
+            scores = [summarize([groups[n][j] for j in members]) for n in strategies]
+            main, _ = _score_tables(scores, f"{title}: {len(members)} shape{'s' if len(members) > 1 else ''}, "
+                                            f"{seeds} seeds")
+            _render(main, args.format, out)
+            out.write("\n")
     scores = [summarize(groups[n]) for n in strategies]
     main, by_t = _score_tables(scores, label)
     _render(main, args.format, out)
@@ -196,6 +205,17 @@ def _run_scores(args, out) -> int:
         _plot(args.plot, groups, shapes, label, args.force)
         out.write(f"wrote {args.plot}\n")
     return 0
+
+
+#: decode batches are at most this many tokens (tuning.shapes: decode 1-256, prefill 512-8192)
+DECODE_MAX_M = 256
+
+
+def _phases(shapes: tuple) -> list[tuple[str, list[int]]]:
+    """``[(title, shape indices)]`` for decode (M <= 256) and prefill shapes, when both are present."""
+    decode = [j for j, s in enumerate(shapes) if s.M <= DECODE_MAX_M]
+    prefill = [j for j, s in enumerate(shapes) if s.M > DECODE_MAX_M]
+    return [("decode (M ≤ 256)", decode), ("prefill (M > 256)", prefill)] if decode and prefill else []
 
 
 def _check_extra(name: str) -> None:
@@ -222,40 +242,45 @@ def _plot(path: str, groups: dict, shapes: tuple, label: str, force: bool) -> No
     from tilebound.output import image_metadata, write_with
 
     plt = require_matplotlib()
-    panels = [[j] for j in range(len(shapes))] if 1 < len(shapes) <= 4 else [list(range(len(shapes)))]
+    if 1 < len(shapes) <= 4:
+        panels = [(None, [j]) for j in range(len(shapes))]
+    else:
+        panels = _phases(shapes) or [(f"{len(shapes)} shapes pooled", list(range(len(shapes))))]
     cols = 2 if len(panels) > 1 else 1
     rows = math.ceil(len(panels) / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(6.4 * cols, 4.4 * rows), squeeze=False)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for ax, members in zip(axes.flat, panels):
+    for ax, (heading, members) in zip(axes.flat, panels):
         for c, (name, runs) in enumerate(groups.items()):
-            ratio = np.vstack([runs[j].ratio() for j in members])
-            ratio = np.where(np.isfinite(ratio), ratio, np.nan)
-            with np.errstate(all="ignore"):
-                import warnings
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    q1, med, q3 = np.nanpercentile(ratio, [25, 50, 75], axis=0)
+            ratio = np.vstack([runs[j].ratio() for j in members])        # inf until a config launched
+            q = np.percentile(ratio, [25, 50, 75], axis=0, method="inverted_cdf")   # a step quantile keeps inf
+            q1, med, q3 = np.where(np.isfinite(q), q, np.nan)             # drawn only where finite
             x = np.arange(1, ratio.shape[1] + 1)
             color = colors[c % len(colors)]
             ax.plot(x, med, color=color, linewidth=1.6, label=name)
             ax.fill_between(x, q1, q3, color=color, alpha=0.15, linewidth=0)
         ax.axhline(1.05, color="0.4", linestyle=":", linewidth=1)
         ax.set_yscale("log")
-        ax.set_ylim(0.98, 8)
+        ax.set_ylim(0.97, 12)
+        ticks = [1, 1.25, 1.5, 2, 3, 5, 10]
+        ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
+        ax.minorticks_off()
         ax.set_xlim(1, max(r[0].budget for r in groups.values()))
         ax.set_xlabel("unique evaluations")
         ax.set_ylabel("best found / optimum")
-        title = str(shapes[members[0]]) if len(members) == 1 else f"{len(members)} shapes pooled"
-        if len(members) == 1 and shapes[members[0]].name:
-            title += f"\n{shapes[members[0]].name}"
+        if heading is None:
+            title = str(shapes[members[0]]) + (f"\n{shapes[members[0]].name}" if shapes[members[0]].name else "")
+        else:
+            title = f"{heading}: {len(members)} shapes pooled" if "pooled" not in heading else heading
         ax.set_title(title, fontsize=9)
         ax.grid(True, which="both", alpha=0.3)
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
-    axes.flat[0].legend(fontsize=8, ncol=2)
-    fig.suptitle(f"best found / optimum: median and quartiles ({label}; analytic model, not a GPU)", fontsize=10)
-    fig.tight_layout()
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), fontsize=8, frameon=False)
+    fig.suptitle(f"best found / optimum: median and quartiles\n({label}; analytic model, not a GPU; "
+                 "dotted: within 5 %)", fontsize=10)
+    fig.tight_layout(rect=(0, 0.05 if len(labels) <= 6 else 0.08, 1, 1))
 
     def writer(tmp):
         fig.savefig(tmp, dpi=110, metadata=image_metadata(path))
@@ -281,11 +306,12 @@ def _run_buckets(args, out) -> int:
     rows = []
     for scheme in SCHEMES:
         for s in summarize_buckets(bucket_study(shapes, scheme, k.hw.name, cache)):
-            rows.append((scheme, s.phase, s.shapes, s.tuned, f"{s.median:.3f}", f"{s.p90:.3f}", f"{s.worst:.3f}",
+            rows.append((scheme, s.phase, s.shapes, s.tuned, f"{s.mean:.3f}", f"{s.median:.3f}", f"{s.p90:.3f}",
+                         f"{s.worst:.3f}",
                          str(s.worst_shape), f"{s.within_5pct:.0%}"))
     n_nk = len({(s.N, s.K) for s in shapes})
-    rows.append(("per shape", "all", len(shapes), len(shapes), "1.000", "1.000", "1.000", "—", "100%"))
-    table = Table(("scheme", "phase", "shapes", "tuned", "median", "p90", "worst", "worst shape", "within 5%"),
+    rows.append(("per shape", "all", len(shapes), len(shapes), "1.000", "1.000", "1.000", "1.000", "—", "100%"))
+    table = Table(("scheme", "phase", "shapes", "tuned", "mean", "median", "p90", "worst", "worst shape", "within 5%"),
                   tuple(rows), caption=f"{k.hw.name}: slowdown of the bucket's config against each shape's own optimum "
                                        f"({len(shapes)} shapes, {n_nk} weight shape{'s' if n_nk != 1 else ''})")
     _render(table, args.format, out)
