@@ -52,7 +52,7 @@ def fa1(model: str, causal: bool = False, paper: bool = False) -> Listing:
     inner_lo = I_j + 1 if causal else 1
     body = (
         Line(first),
-        Line(r"Initialize $O = (0)_{N \times d}$, $\ell = (0)_N$, $m = (-\infty)_N$ in HBM.",
+        Line(r"Initialize $O = {(0)}_{N \times d}$, $\ell = {(0)}_N$, $m = {(-\infty)}_N$ in HBM.",
              writes=N * d + 2 * N),
         Line(r"Divide $Q$ into $T_r$ blocks $Q_1, \ldots, Q_{T_r}$ of $B_r$ rows, and $K$, $V$ into $T_c$ "
              r"blocks $K_1, \ldots, K_{T_c}$ and $V_1, \ldots, V_{T_c}$ of $B_c$ rows."),
@@ -69,7 +69,7 @@ def fa1(model: str, causal: bool = False, paper: bool = False) -> Listing:
                 Line(r"On chip, compute $m_i^{\mathrm{new}} = \max(m_i, \tilde m_{ij})$, "
                      r"$\ell_i^{\mathrm{new}} = e^{m_i - m_i^{\mathrm{new}}} \ell_i "
                      r"+ e^{\tilde m_{ij} - m_i^{\mathrm{new}}} \tilde\ell_{ij}$."),
-                Line(r"Write $O_i \gets \operatorname{diag}(\ell_i^{\mathrm{new}})^{-1} "
+                Line(r"Write $O_i \gets {\operatorname{diag}(\ell_i^{\mathrm{new}})}^{-1} "
                      r"(\operatorname{diag}(\ell_i) e^{m_i - m_i^{\mathrm{new}}} O_i "
                      r"+ e^{\tilde m_{ij} - m_i^{\mathrm{new}}} \tilde P_{ij} V_j)$ to HBM.", writes=d * h_i),
                 Line(r"Write $\ell_i \gets \ell_i^{\mathrm{new}}$, $m_i \gets m_i^{\mathrm{new}}$ to HBM.",
@@ -102,10 +102,10 @@ def fa2(model: str, causal: bool = False, paper: bool = False) -> Listing:
                      r"$\tilde P_i^{(j)} = \exp(S_i^{(j)} - m_i^{(j)})$, "
                      r"$\ell_i^{(j)} = e^{m_i^{(j-1)} - m_i^{(j)}} \ell_i^{(j-1)} "
                      r"+ \operatorname{rowsum}(\tilde P_i^{(j)})$."),
-                Line(r"On chip, compute $O_i^{(j)} = \operatorname{diag}(e^{m_i^{(j-1)} - m_i^{(j)}})^{-1} "
+                Line(r"On chip, compute $O_i^{(j)} = {\operatorname{diag}(e^{m_i^{(j-1)} - m_i^{(j)}})}^{-1} "
                      r"O_i^{(j-1)} + \tilde P_i^{(j)} V_j$."),
             ), text=(r"$1 \le j \le J_i$ (the blocks the mask leaves)" if causal else "")),
-            Line(r"On chip, compute $O_i = \operatorname{diag}(\ell_i^{(T_c)})^{-1} O_i^{(T_c)}$."),
+            Line(r"On chip, compute $O_i = {\operatorname{diag}(\ell_i^{(T_c)})}^{-1} O_i^{(T_c)}$."),
             Line(r"On chip, compute $L_i = m_i^{(T_c)} + \log(\ell_i^{(T_c)})$."),
             Line(r"Write $O_i$ to HBM as the $i$-th block of $O$.", writes=d * h_i),
             Line(r"Write $L_i$ to HBM as the $i$-th block of $L$.", writes=h_i),

@@ -44,7 +44,7 @@ DOCUMENT_HEAD = r"""\documentclass[10pt]{article}
 \floatplacement{table}{H}
 \floatplacement{figure}{H}
 \floatplacement{algorithm}{H}
-\allowdisplaybreaks
+\allowdisplaybreaks[4]
 \setlength{\parindent}{0pt}
 \setlength{\parskip}{0.5em}
 """
@@ -90,7 +90,7 @@ def model_fragment(m, environment: str = "align*") -> str:
     # prose with paths and long code names: sloppypar lets its lines stretch rather than run into the margin
     lines = [r"\begin{sloppypar}" + ln + r"\end{sloppypar}" for ln in lines]
     # a long list of formulas may break across pages: \allowdisplaybreaks, kept inside a group
-    lines.append("\\begingroup\\allowdisplaybreaks\n" + model_to_latex(m, environment=environment) + "\n\\endgroup")
+    lines.append("\\begingroup\\allowdisplaybreaks[4]%\n" + model_to_latex(m, environment=environment) + "\n\\endgroup")
     return "\n\n".join(lines)
 
 
@@ -125,8 +125,18 @@ def fragments(entry: ModelEntry) -> list[tuple[str, str]]:
     return out
 
 
+def _name(name: str) -> str:
+    """A model's name in a heading: a code name in typewriter (``\\detokenize`` keeps ``_`` as it is), or -
+    with characters TeX would read as commands (``%``, ``#``, braces) - as the formula labels set names."""
+    import re
+    from .latex import math_text
+    if re.fullmatch(r"[A-Za-z0-9._\-]+", name):
+        return rf"\texttt{{\detokenize{{{name}}}}}"
+    return f"${math_text(name)}$"
+
+
 def _section(entry: ModelEntry) -> str:
-    parts = [rf"\section{{\texttt{{\detokenize{{{entry.model.name}}}}}}}"]       # a model's name is a code name
+    parts = [rf"\section{{{_name(entry.model.name)}}}"]
     parts += [tex for _, tex in fragments(entry)]
     return "\n\n".join(parts)
 

@@ -13,9 +13,15 @@ from __future__ import annotations
 import sympy as sp
 
 from .latex import to_latex
-from .prose import prose
+from .prose import prose, sentence_ends
 
 __all__ = ["listing_to_latex"]
+
+
+def _text(tex: str) -> str:
+    """A line's LaTeX with ``\\@`` where a capital ends a sentence, outside its math."""
+    parts = tex.split("$")
+    return "$".join(sentence_ends(p) if k % 2 == 0 else p for k, p in enumerate(parts))
 
 
 def _annotation(line, times) -> str:
@@ -52,7 +58,7 @@ def listing_to_latex(listing) -> str:
             elif isinstance(it, Line):
                 note = rf" \Comment{{{_annotation(it, listing.times(loops))}}}" if it.moves else ""
                 cmd = r"\State \Return" if it.command == "Return" else rf"\{it.command}"
-                out.append("  " * depth + rf"{cmd} {it.text}{note}")
+                out.append("  " * depth + rf"{cmd} {_text(it.text)}{note}")
     emit(listing.body, (), 1)
     out.append(r"\end{algorithmic}")
     out.append(_totals(listing))

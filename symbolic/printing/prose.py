@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
-__all__ = ["segments", "prose", "prose_math", "symbol_latex", "name_math"]
+__all__ = ["segments", "prose", "prose_math", "symbol_latex", "name_math", "sentence_ends"]
 
 #: words set as Greek letters when they stand as operands
 GREEK = {name: "\\" + name for name in (
@@ -383,8 +383,10 @@ def segments(text: str, params: Iterable = ()) -> list[tuple[bool, str]]:
             i += 1
             continue
         if t.kind == "path" or (t.kind == "word" and r.kind_of_word(i) == "code" and _typewriter(t.text)):
-            out.append((None, t.text))
-            i += 1
+            name, i = t.text, i + 1
+            if i + 1 < len(toks) and toks[i].text == "(" and toks[i + 1].text == ")":
+                name, i = name + "()", i + 2              # a function's name: cublas<t>gemv()
+            out.append((None, name))
             continue
         got = None
         if t.kind in ("word", "num", "other"):
@@ -416,7 +418,7 @@ def segments(text: str, params: Iterable = ()) -> list[tuple[bool, str]]:
 
 def _typewriter(name: str) -> bool:
     """A code name set as a path (typewriter): a dotted module name or a constant in capitals."""
-    return "." in name or (name.upper() == name and "_" in name)
+    return "." in name or "<" in name or (name.upper() == name and "_" in name)
 
 
 def _spaced(toks, i) -> bool:
@@ -434,6 +436,21 @@ def _path(name: str, moving: bool = False) -> str:
     return rf"\path{delim}{name}{delim}"
 
 
+def _dashes(tex: str) -> str:
+    """Typographic dashes in prose: a spaced hyphen between words is an em dash (``exact---the misses``),
+    one between numbers an en dash (pages ``383--387``, lines ``944--987``)."""
+    return re.sub(r"(?<=\d)-(?=\d)", "--", re.sub(r"(?<=\w) - (?=\w)", "---", tex))
+
+
+_CAPITAL_STOP = re.compile(r"(?<=[A-Z]{2})\.(?=\s|$)")      # an acronym (HBM.), not an initial (J. D.)
+
+
+def sentence_ends(tex: str) -> str:
+    """``\\@`` before a full stop that follows a capital letter (``HBM.``): TeX would take it for an
+    abbreviation's and space it as within a sentence."""
+    return _CAPITAL_STOP.sub(r"\\@.", tex)
+
+
 def prose(text: str, params: Iterable = (), moving: bool = False) -> str:
     """``text`` for LaTeX text mode: text escaped, math between ``$``; ``moving=True`` for a caption (no
     verbatim ``\\path`` in it)."""
@@ -442,8 +459,10 @@ def prose(text: str, params: Iterable = (), moving: bool = False) -> str:
     for is_math, piece in segments(text, params):
         if is_math is None:
             out.append(_path(piece, moving))
-        else:         # a unit (exp/s, FLOP/byte) may break after its slash
-            out.append(f"${piece}$" if is_math else escape(piece).replace("/", r"/\allowbreak{}"))
+        elif is_math:
+            out.append(f"${piece}$")
+        else:         # a unit (exp/s, FLOP/byte) may break after its slash; a capital ends a sentence (HBM.)
+            out.append(sentence_ends(_dashes(escape(piece)).replace("/", r"/\allowbreak{}")))
     return "".join(out)
 
 

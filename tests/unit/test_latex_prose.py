@@ -45,7 +45,8 @@ CASES = [
     # text stays text: numbers alone, initials, units, apostrophes, citations
     ("Dao et al. 2022, arXiv 2205.14135, Algorithm 1", "Dao et al. 2022, arXiv 2205.14135, Algorithm 1", ATT),
     ("Little, J. D. C. (1961), Operations Research 9(3), 383-387",
-     "Little, J. D. C. (1961), Operations Research 9(3), 383-387", ()),
+     "Little, J. D. C. (1961), Operations Research 9(3), 383--387", ()),
+    ("exact - the misses of HBM.", r"exact---the misses of HBM\@.", ()),
     ("3.9 exp/s on H100", r"3.9 exp/\allowbreak{}s on H100", ()),
     ("the course's estimate", "the course's estimate", (param("s"),)),
     # code names: quantity names as the formula labels set them; paths and constants verbatim (url's \path)
