@@ -70,6 +70,17 @@ FORMATS = MappingProxyType({"text": "simple", "ascii": "simple", "markdown": "gi
 #: siunitx options of every number column: digit groups of three from four digits on, separated by commas
 #: (as the terminal tables print them)
 SI_OPTIONS = "group-separator={,}, group-minimum-digits=4"
+#: a column with an integer of more digits than this is set as the terminal sets it (every digit with
+#: separators, or ``2.56e+4402 (4,403 digits)``) instead of in an S column
+S_DIGITS = 24
+
+
+def _huge_int(v) -> bool:
+    if isinstance(v, Exact):
+        v = v.value
+    if isinstance(v, sp.Basic) and v.is_Integer:
+        v = int(v)
+    return isinstance(v, Integral) and not isinstance(v, bool) and abs(int(v)) >= 10 ** S_DIGITS
 
 
 def _is_number(v) -> bool:
@@ -182,7 +193,7 @@ def _si_number(v) -> str | None:
     if isinstance(v, bool):
         return None
     if isinstance(v, Integral) or (isinstance(v, Fraction) and v.denominator == 1):
-        return str(int(v)) if abs(int(v)).bit_length() <= 13000 else fmt_sci(int(v))
+        return str(int(v)) if abs(int(v)).bit_length() <= 13000 else fmt_sci(int(v))   # str() refuses 4300+ digits
     text = fmt_real(v).replace(",", "")
     return text if re.fullmatch(r"-?\d+(\.\d+)?(e[+-]?\d+)?", text) else None
 
@@ -245,7 +256,7 @@ def render_latex(table: Table, params=()) -> str:
         col = [row[j] if j < len(row) else None for row in table.rows]
         present = [v for v in col if v is not None]
         numbers = [_si_number(v) if _is_number(v) else None for v in present]
-        if present and all(n is not None for n in numbers):
+        if present and all(n is not None for n in numbers) and not any(_huge_int(v) for v in present):
             cells = [_si_number(v) if v is not None else "{}" for v in col]
             specs.append(f"S[table-format={_si_format([c for c in cells if c != '{}'])}]")
             columns.append(cells)
