@@ -155,19 +155,9 @@ def _run_scores(args, out) -> int:
         plot_path = check_image_path(args.plot)
     for name in strategies:                    # a missing extra is refused before any work
         _check_extra(name)
-    replay = None
     measured = [0]
-    if args.cache is not None:
-        from tuning.cache import TuningCache
-        cache = TuningCache(args.cache, k)
-        memo = {}
-
-        def replay(sh):
-            if sh.mnk not in memo:
-                memo[sh.mnk], n = cache.times(sh)
-                measured[0] += n
-            return memo[sh.mnk]
-
+    replay = _replay(args.cache, k, measured) if args.cache is not None else None
+    if replay is not None:
         for sh in shapes:                       # a corrupt or foreign file is refused before any search
             replay(sh)
     groups = {name: run_many(name, shapes, budget, seeds, gpu=k.hw.name, times_of=replay) for name in strategies}
@@ -205,6 +195,21 @@ def _run_scores(args, out) -> int:
         _plot(args.plot, groups, shapes, label, args.force)
         out.write(f"wrote {args.plot}\n")
     return 0
+
+
+def _replay(folder: str, k, measured: list):
+    """``times_of(shape)`` through the cache in ``folder`` (each shape read once); counts new measurements."""
+    from tuning.cache import TuningCache
+    cache = TuningCache(folder, k)
+    memo = {}
+
+    def times_of(sh):
+        if sh.mnk not in memo:
+            memo[sh.mnk], n = cache.times(sh)
+            measured[0] += n
+        return memo[sh.mnk]
+
+    return times_of
 
 
 #: decode batches are at most this many tokens (tuning.shapes: decode 1-256, prefill 512-8192)
