@@ -26,6 +26,11 @@ __all__ = ["integer", "real", "positive_int", "time", "real_array", "budget", "F
 FLOAT_EXACT_LIMIT = 2 ** 53
 
 
+def _shown(value) -> str:
+    """``value`` as a message shows it: a fraction as ``7/10`` (not ``Fraction(7, 10)``), else its repr."""
+    return str(value) if isinstance(value, Fraction) else repr(value)
+
+
 def _is_sympy_number(value) -> bool:
     return type(value).__module__.startswith("sympy") and getattr(value, "is_Number", False)
 
@@ -33,7 +38,7 @@ def _is_sympy_number(value) -> bool:
 def integer(name: str, value, least: Optional[int] = 1, most: Optional[int] = None) -> int:
     """``value`` as a Python int in ``[least, most]`` (either end may be ``None``)."""
     if isinstance(value, bool):
-        raise BadInput(name, f"must be an integer, got {value!r}")
+        raise BadInput(name, f"must be an integer, got {_shown(value)}")
     if isinstance(value, Integral):
         v = int(value)
     elif _is_sympy_number(value) and value.is_Integer:
@@ -42,7 +47,7 @@ def integer(name: str, value, least: Optional[int] = 1, most: Optional[int] = No
         v = int(value)
     elif isinstance(value, float):
         if not math.isfinite(value) or not value.is_integer():
-            raise BadInput(name, f"must be an integer, got {value!r}")
+            raise BadInput(name, f"must be an integer, got {_shown(value)}")
         if abs(value) >= FLOAT_EXACT_LIMIT:
             raise BadInput(name, f"the float {value!r} is not exact beyond 2**53; give an int "
                                  f"(e.g. 10**30, not 1e30)")
@@ -51,7 +56,7 @@ def integer(name: str, value, least: Optional[int] = 1, most: Optional[int] = No
             and value.is_integer() and math.isfinite(float(value)) and abs(float(value)) < FLOAT_EXACT_LIMIT:
         v = int(value)                       # NumPy floats
     else:
-        raise BadInput(name, f"must be an integer, got {value!r}")
+        raise BadInput(name, f"must be an integer, got {_shown(value)}")
     if least is not None and v < least:
         raise BadInput(name, f"must be >= {least}, got {v}")
     if most is not None and v > most:
