@@ -67,7 +67,8 @@ def _source(obj) -> str:
 
 def _model_source() -> str:
     parts = []
-    for mod in (schedule, l2_estimate):
+    from symbolic import gemm_lru      # the exact L2 count the time model prices HBM reads with
+    for mod in (schedule, l2_estimate, gemm_lru):
         for name, obj in sorted(vars(mod).items()):
             if (inspect.isfunction(obj) or inspect.isclass(obj)) and getattr(obj, "__module__", "") == mod.__name__:
                 parts.append(f"{mod.__name__}.{name}\n{_source(obj)}")

@@ -322,7 +322,7 @@ def _cmaes(ev: Evaluator, task: Task, rng) -> None:
         import cmaes  # noqa: F401  (Optuna's CmaEsSampler needs it)
     except ImportError:
         raise BadInput("strategy", "the cmaes strategy needs the cmaes package (Optuna's CMA-ES sampler uses it), "
-                                   "which the tune extra does not install: pip install cmaes") from None
+                                   "which the tune extra installs: pip install 'tilebound[tune]'") from None
     _quiet(optuna)
     sampler = optuna.samplers.CmaEsSampler(seed=int(rng.integers(2**31)), with_margin=True)
     study = optuna.create_study(direction="minimize", sampler=sampler)
@@ -488,8 +488,8 @@ STRATEGIES: Mapping[str, Strategy] = MappingProxyType({s.name: s for s in (
              seeded=False),
 )})
 
-#: what ``--strategy all`` runs: every strategy whose packages the tune extra installs (cmaes needs one more)
-DEFAULT_STRATEGIES = tuple(n for n, s in STRATEGIES.items() if s.needs != "optuna+cmaes")
+#: what ``--strategy all`` runs: every strategy (the tune extra installs optuna, cmaes and scikit-learn)
+DEFAULT_STRATEGIES = tuple(STRATEGIES)
 
 
 def get_strategy(name: str) -> Strategy:

@@ -42,7 +42,7 @@ def add_parser(sub) -> None:
                         "(default: course; llm-all with --buckets)")
     s.add_argument("--strategy", default="all",
                    help="strategies, comma-separated, or all (exhaustive, random, coordinate, annealing, genetic, "
-                        "tpe, triton, model, learned; cmaes needs the cmaes package)")
+                        "tpe, cmaes, triton, model, learned)")
     s.add_argument("--budget", default="100", help="unique evaluations per run (1..6000)")
     s.add_argument("--seeds", default="20", help="runs per strategy and shape, seeds 0..SEEDS-1")
     s.add_argument("--max-runs", default="20000", help="refuse more strategy x shape x seed runs than this")
