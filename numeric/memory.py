@@ -24,7 +24,6 @@ input, and raises NumPy's own ``ValueError`` (as ``@`` and broadcasting do on re
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 import numpy as np
 
