@@ -32,6 +32,8 @@ import math
 
 import sympy as sp
 
+from .shown_as import ShownAs
+
 __all__ = ["gcd", "FloorSum", "floor_sum", "floor_sum_expr", "floor_sum_loop"]
 
 
@@ -109,7 +111,7 @@ def floor_sum_expr(n, a, c, b, index=None) -> sp.Expr:
     return Q * period + a1 * p * Q * (Q - 1) / 2 + a1 * Q * R + rest
 
 
-class FloorSum(sp.Function):
+class FloorSum(ShownAs, sp.Function):
     r"""``FloorSum(n, a, c, b)`` = ``Σ_{t=0}^{n-1} ⌊(a t + c)/b⌋`` (integers ``n >= 0``, ``a, c >= 0``, ``b >= 1``).
 
     Printed as that sum; :meth:`closed_form` is the quasi-polynomial in ``n`` (full periods plus the
@@ -146,14 +148,3 @@ class FloorSum(sp.Function):
     def _display(self) -> sp.Sum:
         return self.as_sum(sp.Symbol("t", integer=True, nonnegative=True))
 
-    def _tilebound_text(self, printer):
-        return printer._print(self._display())
-
-    def _tilebound_latex(self, printer, exp=None):
-        tex = printer._print(self._display())
-        return rf"\left({tex}\right)^{{{exp}}}" if exp else tex
-
-    def _sympystr(self, printer):
-        return printer._print(self._display())
-
-    _latex = _tilebound_latex

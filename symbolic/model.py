@@ -16,7 +16,6 @@ Printing lives in :mod:`symbolic.printing`; ``_repr_latex_`` delegates there.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 from functools import cached_property
 from typing import Callable, Mapping, Optional
 

@@ -48,7 +48,7 @@ from base.errors import BadInput
 
 from . import l2_estimate, schedule
 from .learned import gpu_constants
-from .shapes import Shape, shape as make_shape
+from .shapes import as_mnk
 
 __all__ = ["FORMAT", "space_version", "TuningCache", "shape_key", "bucket_key"]
 
@@ -92,7 +92,7 @@ def space_version(gpu="H100") -> str:
 
 def shape_key(shape) -> str:
     """The cache key of a shape: ``M4096_N4096_K4096``."""
-    M, N, K = _mnk(shape)
+    M, N, K = as_mnk(shape)
     return f"M{M}_N{N}_K{K}"
 
 
@@ -101,14 +101,6 @@ def bucket_key(scheme: str, bucket_m: int, N: int, K: int) -> str:
     return f"{scheme}-{shape_key((bucket_m, N, K))}"
 
 
-def _mnk(shape) -> tuple:
-    if isinstance(shape, Shape):
-        return shape.mnk
-    try:
-        M, N, K = shape
-    except (TypeError, ValueError):
-        raise BadInput("shape", f"must be (M, N, K), got {shape!r}") from None
-    return make_shape(M, N, K).mnk
 
 
 def _config_text(c: schedule.GemmConfig) -> str:
@@ -231,7 +223,7 @@ class TuningCache:
     def times(self, shape, key: str | None = None, configs: Sequence | None = None) -> tuple[np.ndarray, int]:
         """Times of ``configs`` (default: every config of the space) on ``shape`` through the cache, measured by
         the analytic model when missing; ``key`` defaults to :func:`shape_key`."""
-        M, N, K = _mnk(shape)
+        M, N, K = as_mnk(shape)
         configs = schedule.all_configs() if configs is None else configs
         return self.measure(shape_key((M, N, K)) if key is None else key, configs,
                             lambda cs: schedule.times_for_shape(M, N, K, configs=cs, hw=self.constants))

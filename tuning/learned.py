@@ -52,7 +52,7 @@ from base.validate import integer
 from symbolic.models import gemm
 
 from . import schedule
-from .shapes import COURSE_SHAPES, Shape, llm_shapes, shape as make_shape
+from .shapes import COURSE_SHAPES, Shape, as_mnk, llm_shapes
 
 __all__ = ["FEATURES", "features", "tile_counts", "launchable", "gpu_constants", "require", "one_thread",
            "LearnedCostModel", "train", "training_shapes", "RankQuality", "rank_quality", "default_model"]
@@ -171,7 +171,7 @@ def tile_counts(M: int, N: int, K: int) -> dict:
 def features(shape, gpu="H100") -> np.ndarray:
     """The feature matrix of ``shape`` (a :class:`~tuning.shapes.Shape` or ``(M, N, K)``): one row per config
     of :func:`~tuning.schedule.all_configs`, one column per entry of :data:`FEATURES`."""
-    M, N, K = _mnk(shape)
+    M, N, K = as_mnk(shape)
     k = gpu_constants(gpu)
     hw = k.hw
     c = _config_columns(k)
@@ -200,14 +200,6 @@ def features(shape, gpu="H100") -> np.ndarray:
     return np.column_stack([cols_out[name] for name in _NAMES])
 
 
-def _mnk(shape) -> tuple:
-    if isinstance(shape, Shape):
-        return shape.mnk
-    try:
-        M, N, K = shape
-    except (TypeError, ValueError):
-        raise BadInput("shape", f"must be (M, N, K), got {shape!r}") from None
-    return make_shape(M, N, K).mnk
 
 
 # ------------------------------------------------------------------------------------------- the model
@@ -243,7 +235,7 @@ def training_shapes(n: int = 40, seed: int = 0, exclude: Sequence = ()) -> tuple
     :func:`~tuning.shapes.llm_shapes` are left out, so the scores on those are on unseen shapes."""
     n = integer("n", n, least=1)
     rng = np.random.default_rng(integer("seed", seed, least=0))
-    held = {s.mnk for s in COURSE_SHAPES} | {s.mnk for s in llm_shapes()} | {_mnk(s) for s in exclude}
+    held = {s.mnk for s in COURSE_SHAPES} | {s.mnk for s in llm_shapes()} | {as_mnk(s) for s in exclude}
     out: list[Shape] = []
     seen = set(held)
     while len(out) < n:
@@ -275,7 +267,7 @@ def train(shapes: Sequence | None = None, gpu="H100", per_shape: int = 400, seed
     ok = launchable(name)
     X, y = [], []
     for s in shapes:
-        M, N, K = _mnk(s)
+        M, N, K = as_mnk(s)
         ts = (schedule.times_for_shape(M, N, K, hw=k) if times_of is None else np.asarray(times_of(s), float))
         idx = np.flatnonzero(ok & np.isfinite(ts))
         pick = rng.choice(idx, size=min(per_shape, len(idx)), replace=False)
@@ -287,7 +279,7 @@ def train(shapes: Sequence | None = None, gpu="H100", per_shape: int = 400, seed
     t0 = _time.perf_counter()
     with one_thread():
         est.fit(X, y)
-    return LearnedCostModel(est, name, tuple(_mnk(s) for s in shapes), len(y), float(y.mean()), seed,
+    return LearnedCostModel(est, name, tuple(as_mnk(s) for s in shapes), len(y), float(y.mean()), seed,
                             _time.perf_counter() - t0)
 
 
@@ -322,7 +314,7 @@ def rank_quality(model: LearnedCostModel, shapes: Sequence, times_of=None) -> li
     out = []
     k = gpu_constants(model.gpu)
     for s in shapes:
-        M, N, K = _mnk(s)
+        M, N, K = as_mnk(s)
         if (M, N, K) in model.train_shapes:
             raise BadInput("shapes", f"{M}x{N}x{K} is one of the model's training shapes; rank quality is "
                                      "measured on shapes it has not seen")

@@ -49,7 +49,7 @@ from typing import Iterable, Mapping
 from base.errors import BadInput
 from base.validate import positive_int
 
-__all__ = ["Shape", "COURSE_SHAPES", "LlmModel", "MODELS", "LAYERS", "DECODE_M", "PREFILL_M", "layer_nk",
+__all__ = ["Shape", "as_mnk", "COURSE_SHAPES", "LlmModel", "MODELS", "LAYERS", "DECODE_M", "PREFILL_M", "layer_nk",
            "llm_shapes", "LLM_SCORE_SHAPES", "shape", "parse_shape", "shape_set", "SHAPE_SETS"]
 
 
@@ -179,6 +179,17 @@ LLM_SCORE_SHAPES: tuple = llm_shapes(("Llama-3-8B", "Llama-3-70B"), ms=(1, 16, 2
 #: named shape sets for the command line's ``--shapes``
 SHAPE_SETS: Mapping[str, tuple] = MappingProxyType({"course": COURSE_SHAPES, "llm": LLM_SCORE_SHAPES,
                                                     "llm-all": llm_shapes()})
+
+
+def as_mnk(value) -> tuple:
+    """``(M, N, K)`` of a :class:`Shape` or of any ``(M, N, K)`` triple (validated by :func:`shape`)."""
+    if isinstance(value, Shape):
+        return value.mnk
+    try:
+        M, N, K = value
+    except (TypeError, ValueError):
+        raise BadInput("shape", f"must be (M, N, K), got {value!r}") from None
+    return shape(M, N, K).mnk
 
 
 def shape_set(name: str) -> tuple:

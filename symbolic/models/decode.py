@@ -196,7 +196,7 @@ def counts(packed: bool, paged: bool, divisible: bool = False) -> dict:
     N_k/(B_n S)`` a split, every split holding blocks (``S_ne = S``)."""
     nb, nbps, s_ne, split = split_counts()
     if divisible:
-        nb, nbps, s_ne = N_k / B_n, N_k / (B_n * S), S
+        s_ne = S
     G = H_kv if packed else H
     R = B * H * L_q
     q = {

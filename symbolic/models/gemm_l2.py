@@ -54,6 +54,7 @@ from ..floor_moments import floor_prefix, floor_prefix_sums, floor_sums
 from ..model import Model
 from ..params import param
 from ..registry import defines
+from ..shown_as import ShownAs
 from .gemm import B_K, B_M, B_N, K, M, N
 
 __all__ = ["G_M", "P", "capacity", "ceil_div", "tile_of", "launch_order", "wave_values", "sum_over_waves",
@@ -344,7 +345,7 @@ def reuse_floor(M: int, N: int, K: int, B_M: int, B_N: int, B_K: int, G_M: int, 
     so HBM reads equal :func:`wave_reads` exactly (given ``capacity >= step_footprint``)."""
     M, N, K, B_M, B_N, G_M, P = _check(M, N, K, B_M, B_N, G_M, P)
     B_K = _pos("B_K", B_K)
-    tm, tn, tk = ceil_div(M, B_M), ceil_div(N, B_N), ceil_div(K, B_K)
+    tk = ceil_div(K, B_K)
     if tk < 3:
         return 0
     from ..gemm_lru import min_wave_elements
@@ -368,24 +369,12 @@ def wave_reads_formula() -> sp.Expr:
     return sp.Sum(term, (w, 0, sp.ceiling(T / P) - 1))
 
 
-class _CountNode(sp.Function):
+class _CountNode(ShownAs, sp.Function):
     """A count that evaluates itself (``exact_value``, Python ints in and out) and prints as what it stands
     for (``_display``)."""
 
     is_integer = True
     is_nonnegative = True
-
-    def _tilebound_text(self, printer):
-        return printer._print(self._display())
-
-    def _tilebound_latex(self, printer, exp=None):
-        tex = printer._print(self._display())
-        return rf"\left({tex}\right)^{{{exp}}}" if exp else tex
-
-    def _sympystr(self, printer):
-        return printer._print(self._display())
-
-    _latex = _tilebound_latex
 
 
 class WaveReads(_CountNode):
