@@ -85,7 +85,11 @@ def test_cache_replays_and_refuses_a_corrupt_file(capsys, tmp_path):
     assert rc == 0 and "6000 config measurements added" in err
     rc, out2, err = run(capsys, *args)
     assert rc == 0 and "0 config measurements added" in err
-    assert rows(out1, "random") == rows(out2, "random")
+    # every score replays exactly; the last column is the strategy's own wall-clock overhead, which varies
+    assert [r[:-1] for r in rows(out1, "random") if r[-1].endswith("s")] == \
+        [r[:-1] for r in rows(out2, "random") if r[-1].endswith("s")]
+    assert [r for r in rows(out1, "random") if not r[-1].endswith("s")] == \
+        [r for r in rows(out2, "random") if not r[-1].endswith("s")]
     path = tmp_path / "H100" / "M16_N4096_K4096.json"
     doc = json.loads(path.read_text())
     doc["space_version"] = "ffffffffffffffff"
