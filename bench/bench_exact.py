@@ -48,6 +48,15 @@ SIZES = (
     ("latency.littles_law", ()),                   # rates and a latency: no size
 )
 
+#: more rows for models whose work depends on which sizes grow: (model, scaled parameters).  The LRU count
+#: with K kept (4096) keeps the reuse across waves that a huge K rules out, so its classes of waves are
+#: really counted (symbolic.wave_classes)
+EXTRA_ROWS = (
+    ("gemm.l2.lru", ("M", "N")),
+    ("gemm.l2.lru", ("M",)),
+    ("gemm.l2.lru", ("N",)),
+)
+
 #: values for parameters without a default (lecture-8 figures: A100 HBM, 700 ns loaded latency)
 VALUES = {
     "latency.littles_law": {"BW": 1555 * 10**9, "L": Fraction(7, 10**7), "n_SM": 108, "w": 16},
@@ -111,9 +120,10 @@ def main(argv=None) -> int:
 
     names = registry.select(args.model) if args.model else registry.names()
     rows, worst, refused = [], {s: (0.0, "") for s in SCALES}, {}
-    for name in names:
+    plan = [(name, size_params(registry.get(name)), name) for name in names]
+    plan += [(name, sizes, f"{name} [{', '.join(sizes)}]") for name, sizes in EXTRA_ROWS if name in names]
+    for name, sizes, label in plan:
         m = registry.get(name)
-        sizes = size_params(m)
         cells = []
         for scale in SCALES:
             pt = {**VALUES.get(name, {}), **{k: scale for k in sizes}}
@@ -123,13 +133,13 @@ def main(argv=None) -> int:
                 if _worse(t, slowest):
                     slowest, which = t, q
                 if isinstance(t, BadInput):
-                    refused.setdefault(f"{name} {q} ({t.param})", []).append(scale)
+                    refused.setdefault(f"{label} {q} ({t.param})", []).append(scale)
                 elif _worse(t, worst[scale][0]):     # the worst over what was computed (or stopped)
-                    worst[scale] = (t, f"{name} {q}")
+                    worst[scale] = (t, f"{label} {q}")
                 if t is None:
                     break
             cells.append((slowest, which))
-        rows.append((name, ", ".join(sizes) or "(none)", cells))
+        rows.append((label, ", ".join(sizes) or "(none)", cells))
 
     head = ["model", "scaled"] + [f"N = 10^{len(str(s)) - 1} (ms)" for s in SCALES]
     body = [[n, sz] + [f"{_ms(t)} {q}" for t, q in cells] for n, sz, cells in rows]

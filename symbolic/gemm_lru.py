@@ -57,9 +57,13 @@ So a wave has a bounded number of pieces (at most 6 + 1 + 2 x 3 x (previous wave
 the count costs O(waves) NumPy work, with no per-chunk loop; :func:`lru_reads_many` does many tilings
 of one problem at once (the time model: all 6000 configs of a shape in one pass).
 
-**Cost and budget.**  The work is proportional to the waves ``ceil(t_m t_n / P)``; a count over more
-than :data:`EXACT_WAVES_BUDGET` waves is refused up front (:class:`~base.errors.BadInput` naming
-``M``, with the waves it would take and how to raise the budget).  Values beyond int64 fall back to
+**Cost and budget.**  The work is proportional to the waves ``ceil(t_m t_n / P)``.  Up to
+:data:`EXACT_WAVES_BUDGET` waves every wave is visited (and many tilings share one pass); beyond it
+:func:`lru_reads_by_classes` counts the same misses from the waves' classes of equal neighbourhood
+(:mod:`symbolic.wave_classes`): a few hundred representative waves at the course's ``G_M = 8, P = 132``
+whatever ``M, N, K`` are (``10**30`` included), since the work grows with ``G_M`` and ``P`` only.  A plan of
+more than :data:`EXACT_WAVES_BUDGET` representatives is refused up front (:class:`~base.errors.BadInput`
+naming ``P`` or ``G_M``, with the work and how to raise the budget).  Values beyond int64 fall back to
 Python ints (object arrays).
 """
 
@@ -72,11 +76,16 @@ from base.errors import BadInput
 
 from .models.gemm_l2 import valid_elements, wave_values
 
-__all__ = ["EXACT_WAVES_BUDGET", "lru_reads", "lru_reads_many", "max_wave_elements", "min_wave_elements", "waves"]
+__all__ = ["CLASSES_FROM", "EXACT_WAVES_BUDGET", "lru_reads", "lru_reads_many", "lru_reads_by_classes", "max_wave_elements", "min_wave_elements", "waves"]
 
-#: the most waves one exact count visits (about 5 us a wave, so 5 s per million, on one core); raise it with
+#: the most waves one exact count visits one by one (about 5 us a wave, so 5 s per million, on one core), and
+#: the most representative waves a count by classes evaluates; raise it with
 #: ``symbolic.gemm_lru.EXACT_WAVES_BUDGET = ...`` or the ``budget`` argument
 EXACT_WAVES_BUDGET = 1 << 20
+
+#: from this many waves on, :func:`lru_reads` counts by classes of waves (:func:`lru_reads_by_classes`): a plan
+#: by classes evaluates at most about this many representatives, usually a few hundred
+CLASSES_FROM = 1 << 14
 
 #: waves processed per NumPy pass (bounds memory: about 20 arrays of ~10 pieces a wave)
 _CHUNK_WAVES = 1 << 15
@@ -107,11 +116,28 @@ def _column(name, values) -> np.ndarray:
 
 
 def lru_reads(M: int, N: int, K: int, B_M: int, B_N: int, B_K: int, G_M: int, P: int, capacity: int,
-              budget: int | None = None) -> int:
+              budget: int | None = None, method: str = "auto") -> int:
     """HBM reads (elements) of the LRU L2 of ``capacity`` elements under the launch order: exactly what
-    :func:`numeric.l2cache.simulate_l2` counts, by Lemmas 1-3 above.  ``capacity`` below
-    one K-step's footprint (:func:`max_wave_elements` x ``min(B_K, K)``) and launches of more than ``budget`` (default :data:`EXACT_WAVES_BUDGET`)
-    waves are refused with :class:`~base.errors.BadInput`."""
+    :func:`numeric.l2cache.simulate_l2` counts, by Lemmas 1-3 above, wave by wave up to ``budget`` (default
+    :data:`EXACT_WAVES_BUDGET`) waves and by classes of waves beyond (:func:`lru_reads_by_classes`).
+    ``capacity`` below one K-step's footprint (:func:`max_wave_elements` x ``min(B_K, K)``) is refused with
+    :class:`~base.errors.BadInput`, and so is a plan by classes beyond the budget.
+
+    ``method``: ``"waves"`` (every wave; beyond the budget refused, naming ``M`` or ``N``), ``"classes"``
+    (:func:`lru_reads_by_classes`) or ``"auto"`` (classes from :data:`CLASSES_FROM` waves on, where they
+    are the cheaper; the two are the same number, which ``tests/unit/test_wave_classes.py`` checks)."""
+    if method not in ("auto", "waves", "classes"):
+        raise BadInput("method", f"must be 'auto', 'waves' or 'classes', got {method!r}")
+    W = waves(M, N, B_M, B_N, P)
+    if method == "classes" or (method == "auto" and W > CLASSES_FROM):
+        return lru_reads_by_classes(M, N, K, B_M, B_N, B_K, G_M, P, capacity, budget=budget)
+    limit = EXACT_WAVES_BUDGET if budget is None else _pos("budget", budget)
+    if method == "waves" and W > limit:
+        tm, tn = -(-M // B_M), -(-N // B_N)
+        raise BadInput("M" if tm >= tn else "N",
+                       f"the wave-by-wave count visits every wave: {W:,} waves here (t_m = {tm:,}, t_n = {tn:,}), "
+                       f"over the budget of {limit:,}; raise symbolic.gemm_lru.EXACT_WAVES_BUDGET (about 5 s per "
+                       f"million waves), or count by classes (method='classes')")
     return lru_reads_many(M, N, K, [B_M], [B_N], [B_K], [G_M], [P], capacity, budget=budget)[0]
 
 
@@ -119,8 +145,10 @@ def lru_reads_many(M: int, N: int, K: int, B_M, B_N, B_K, G_M, P, capacity: int,
                    refuse: bool = True) -> list:
     """:func:`lru_reads` for many tilings of one problem (equal-length sequences ``B_M``, ``B_N``, ``B_K``,
     ``G_M``, ``P``), computed together: the pieces depend on ``(B_M, B_N, G_M, P)`` only, so tilings that
-    differ only in ``B_K`` share them.  With ``refuse=False`` a tiling the count cannot take (over the
-    budget, or ``capacity`` below its step footprint) gives ``None`` instead of raising."""
+    differ only in ``B_K`` share them.  A tiling of more than ``budget`` waves is counted by classes
+    (:func:`lru_reads_by_classes`) when ``refuse`` is true; with ``refuse=False`` a tiling the wave-by-wave
+    count cannot take (over the budget, or ``capacity`` below its step footprint) gives ``None`` instead
+    (the time model's fast path)."""
     M, N, K, capacity = _pos("M", M), _pos("N", N), _pos("K", K), _pos("capacity", capacity)
     cols = [_column(n, v) for n, v in (("B_M", B_M), ("B_N", B_N), ("B_K", B_K), ("G_M", G_M), ("P", P))]
     if len({len(c) for c in cols}) != 1:
@@ -137,15 +165,11 @@ def lru_reads_many(M: int, N: int, K: int, B_M, B_N, B_K, G_M, P, capacity: int,
     W = -(-T // p)
     if M * K + K * N <= capacity:                     # everything fits: each chunk fetched once
         return [M * K + K * N] * n
-    over = np.flatnonzero(W > budget)
-    if len(over) and refuse:
-        i = int(over[0])
-        raise BadInput("M" if tm[i] >= tn[i] else "N",
-                       f"the exact LRU count visits every wave: {int(W[i]):,} waves here (t_m = {int(tm[i]):,}, "
-                       f"t_n = {int(tn[i]):,}, P = {int(p[i]):,}), over the budget of {budget:,}; raise "
-                       f"symbolic.gemm_lru.EXACT_WAVES_BUDGET (about 5 s per million waves), or use the "
-                       f"exact bounds hbm_reads_fits <= LRU <= hbm_reads_no_reuse (model gemm.l2)")
     out: list = [None] * n
+    if refuse:                                        # beyond the budget of waves: by classes of waves
+        for i in np.flatnonzero(W > budget).tolist():
+            out[i] = lru_reads_by_classes(M, N, K, int(bm[i]), int(bn[i]), int(bk[i]), int(gm[i]), int(p[i]),
+                                          capacity, budget)
     ok = np.flatnonzero(W <= budget)
     if not len(ok):
         return out
@@ -186,10 +210,12 @@ def _wave_elements(M, N, B_M, B_N, G_M, P, reduce):
     T = tm * tn
     P = min(P, T)
     W = -(-T // P)
-    if W > EXACT_WAVES_BUDGET:
-        raise BadInput("M" if tm >= tn else "N", f"this visits every wave: {W:,} waves here (t_m = {tm:,}, t_n = "
-                                                 f"{tn:,}, P = {P:,}), over the budget of {EXACT_WAVES_BUDGET:,} "
-                                                 f"(symbolic.gemm_lru.EXACT_WAVES_BUDGET)")
+    if W > EXACT_WAVES_BUDGET:                        # a wave's f is fixed by its neighbourhood: by classes
+        G = min(G_M, tm)
+        runs = _plan(tm, tn, G, P, EXACT_WAVES_BUDGET)
+        wq = [w0 + i for w0, n, _ in runs for i in range(n)]
+        dt = _dtype(M, N, 1, T, P, 1, B_M + B_N)
+        return int(reduce(np.array(_waves_at(M, N, B_M, B_N, G, P, wq, dt).f.tolist(), dtype=object)))
     dt = _dtype(M, N, 1, T, P, 1, B_M + B_N)
     if dt is object:                                  # 0-d object arrays: no product falls back to int64
         M, N, B_M, B_N, G_M, P, tm, tn, T = (np.array(v, dtype=object) for v in (M, N, B_M, B_N, G_M, P, tm, tn, T))
@@ -276,6 +302,7 @@ def _flat_waves(M, N, bases, dt) -> _Waves:
                short_M=tm_ * bm - M, short_N=tn_ * bn - N, flat=np.arange(len(s), dtype=np.int64), wq=wq,
                which=which, start=start, W=W)
     v.f = valid_elements(*wave_values(s, v.e, tm_, tn_, g), M, N, bm, bn, tm_, tn_)   # f[s_w, e_w) per wave
+    v.f_prev = np.concatenate((v.f[:1], v.f[:-1]))    # the wave before's (unused for a first wave)
     return v
 
 
@@ -324,23 +351,7 @@ def _pieces_misses(M, N, K, capacity, v: _Waves, dt, bks, base_idx) -> list[int]
     """The misses of every reuse across waves, for the tilings ``(base base_idx[t], B_K = bks[t])`` of
     the waves ``v``: the pieces of all waves, then Lemma 3's count once per distinct ``B_K``."""
 
-    def ab(idx, w):                                   # a = f[s_w, s_w'), b = f[s_{w+1}, e_w') for pieces (idx, w)
-        adj = w == v.wq[idx] - 1                      # w' = w + 1: the two waves' own f
-        a = np.where(adj, v.f[np.maximum(idx - 1, 0)], 0)
-        b = np.where(adj, v.f[idx], 0)
-        far = np.flatnonzero(~adj)
-        if len(far):
-            u, wf = v.take(idx[far]), w[far]
-            a[far] = valid_elements(*wave_values(wf * u.p, u.wq * u.p, u.tm, u.tn, u.g), M, N, u.bm, u.bn, u.tm, u.tn)
-            b[far] = valid_elements(*wave_values((wf + 1) * u.p, u.e, u.tm, u.tn, u.g), M, N, u.bm, u.bn, u.tm, u.tn)
-        return a, b
-
-    v.g0 = v.s // v.A                                 # the group of s
-    v.o = v.s - v.g0 * v.A                            # s's place in it
-    v.gs0 = v.group_size(v.g0)
-    v.c0 = v.o // v.gs0                               # s's column
-    v.j0 = v.o - v.c0 * v.gs0                         # s's place in its column's block
-    pieces = _continuing_rows(v, ab) + _column_at_start(v, ab) + _columns_reentering(v, N, ab)
+    pieces = _pieces(M, N, v)
     out = [0] * len(bks)
     if not pieces:
         return out
@@ -368,6 +379,30 @@ def _pieces_misses(M, N, K, capacity, v: _Waves, dt, bks, base_idx) -> list[int]
         for t in mine.tolist():
             out[t] = int(per_base[base_idx[t]])
     return out
+
+
+def _pieces(M: int, N: int, v: _Waves) -> list:
+    """Every reuse across waves that the waves ``v`` see, as pieces ``(wave, x, size, a, b, count)``
+    (Lemma 3's quantities; ``wave`` indexes ``v``).  Needs ``v.f`` (each wave's ``f``) and ``v.f_prev``
+    (the wave before's)."""
+
+    def ab(idx, w):                                   # a = f[s_w, s_w'), b = f[s_{w+1}, e_w') for pieces (idx, w)
+        adj = w == v.wq[idx] - 1                      # w' = w + 1: the two waves' own f
+        a = np.where(adj, v.f_prev[idx], 0)
+        b = np.where(adj, v.f[idx], 0)
+        far = np.flatnonzero(~adj)
+        if len(far):
+            u, wf = v.take(idx[far]), w[far]
+            a[far] = valid_elements(*wave_values(wf * u.p, u.wq * u.p, u.tm, u.tn, u.g), M, N, u.bm, u.bn, u.tm, u.tn)
+            b[far] = valid_elements(*wave_values((wf + 1) * u.p, u.e, u.tm, u.tn, u.g), M, N, u.bm, u.bn, u.tm, u.tn)
+        return a, b
+
+    v.g0 = v.s // v.A                                 # the group of s
+    v.o = v.s - v.g0 * v.A                            # s's place in it
+    v.gs0 = v.group_size(v.g0)
+    v.c0 = v.o // v.gs0                               # s's column
+    v.j0 = v.o - v.c0 * v.gs0                         # s's place in its column's block
+    return _continuing_rows(v, ab) + _column_at_start(v, ab) + _columns_reentering(v, N, ab)
 
 
 def _continuing_rows(v: _Waves, ab) -> list:
@@ -470,3 +505,82 @@ def _missing_steps(a, b, x, K, bk, capacity):
                     np.where(beta < 0, np.minimum(np.maximum(-q, 0), n1), np.where(room < 0, n1, 0)))
     last = np.asarray(b * (K - dL) + x * dL > capacity)
     return bk * body + dL * last.astype(object if body.dtype == object else np.int64)
+
+
+# ------------------------------------------------------------------- beyond the budget: waves in classes
+def _waves_at(M, N, bm, bn, G, P, wq: list, dt) -> _Waves:
+    """The waves ``wq`` (indices, any order) of one tiling, with each one's ``f`` and its predecessor's."""
+    tm, tn = -(-M // bm), -(-N // bn)
+    T = tm * tn
+    n = len(wq)
+
+    def col(value):
+        return np.full(n, value, dtype=np.int64) if dt is np.int64 else np.array([value] * n, dtype=object)
+
+    w = np.array(wq, dtype=dt)
+    BM, BN, Gc, Pc, TM, TN = col(bm), col(bn), col(G), col(P), col(tm), col(tn)
+    s = w * Pc
+    e = np.minimum(s + Pc, T)
+    v = _Waves(bm=BM, bn=BN, g=Gc, p=Pc, tm=TM, tn=TN, A=Gc * TN, ng=col(-(-tm // G)), s=s, e=e,
+               short_M=col(tm * bm - M), short_N=col(tn * bn - N), flat=np.arange(n, dtype=np.int64), wq=w)
+    v.f = valid_elements(*wave_values(s, e, TM, TN, Gc), M, N, BM, BN, TM, TN)
+    first = w == 0
+    sp, ep = np.where(first, s, s - Pc), np.where(first, e, s)          # a first wave has none before it
+    v.f_prev = valid_elements(*wave_values(sp, ep, TM, TN, Gc), M, N, BM, BN, TM, TN)
+    return v
+
+
+def _plan(tm: int, tn: int, G: int, P: int, budget: int) -> list:
+    """:func:`symbolic.wave_classes.plan`, a plan beyond ``budget`` representatives refused naming the launch
+    parameter that drives it."""
+    from . import wave_classes
+    try:
+        return wave_classes.plan(tm, tn, G, P, budget=budget)
+    except wave_classes.TooMuchWork as e:
+        raise BadInput("P" if P >= G else "G_M",
+                       f"counting by classes of waves takes at least {e.cost:,} representative waves here (G_M = "
+                       f"{G:,}, P = {P:,}: the work grows with these, not with M, N, K), over the budget of "
+                       f"{budget:,}; raise symbolic.gemm_lru.EXACT_WAVES_BUDGET, or use the exact bounds "
+                       f"hbm_reads_fits <= LRU <= hbm_reads_no_reuse (model gemm.l2)") from None
+
+
+def lru_reads_by_classes(M: int, N: int, K: int, B_M: int, B_N: int, B_K: int, G_M: int, P: int, capacity: int,
+                         budget: int | None = None) -> int:
+    """:func:`lru_reads` for one tiling by :mod:`symbolic.wave_classes`: the reads of the no-reuse rule
+    (:func:`~symbolic.models.gemm_l2.wave_reads`, closed form) less the K-steps at which a reuse across
+    waves hits, summed over the classes' representative waves times their multiplicities.  Every chunk a
+    wave requests for the first time in that wave is a first use or a reuse across waves; the no-reuse rule
+    misses all of them at every step, the LRU misses the first uses and the reuses at the steps Lemma 3
+    says (:func:`_missing_steps`), so the difference is the hits."""
+    from .models.gemm_l2 import wave_reads
+
+    M, N, K, bm, bn, bk = (_pos(k, v) for k, v in (("M", M), ("N", N), ("K", K), ("B_M", B_M), ("B_N", B_N),
+                                                   ("B_K", B_K)))
+    G_M, P, capacity = _pos("G_M", G_M), _pos("P", P), _pos("capacity", capacity)
+    budget = EXACT_WAVES_BUDGET if budget is None else _pos("budget", budget)
+    if M * K + K * N <= capacity:                     # everything fits: each chunk fetched once
+        return M * K + K * N
+    tm, tn = -(-M // bm), -(-N // bn)
+    T = tm * tn
+    G, P = min(G_M, tm), min(P, T)
+    runs = _plan(tm, tn, G, P, budget)
+    wq = [w0 + i for w0, n, _ in runs for i in range(n)]
+    mult = [m for _, n, m in runs for _ in range(n)]
+    dt = _dtype(M, N, K, T, P, capacity, bm + bn)
+    v = _waves_at(M, N, bm, bn, G, P, wq, dt)
+    f = v.f.tolist()
+    foot = max(f) * min(bk, K)
+    if foot > capacity:
+        raise BadInput("capacity", f"{capacity:,} elements is below one K-step's footprint {foot:,} (B_M = {bm}, "
+                                   f"B_N = {bn}, B_K = {bk}, G_M = {G_M}, P = {P}): the LRU would evict inside a "
+                                   f"step, which the exact count does not cover")
+    no_reuse = wave_reads(M, N, K, bm, bn, G, P)
+    if min(f) * (K - bk) > capacity:                   # nothing survives from one wave to the next
+        return no_reuse
+    pieces = _pieces(M, N, v)
+    if not pieces:
+        return no_reuse
+    I, x, size, a, b, cnt = (np.concatenate([pc[i] for pc in pieces]) for i in range(6))
+    hit = cnt * size * (K - _missing_steps(a, b, x, K, bk, capacity))
+    hits = sum(h * mult[i] for h, i in zip(hit.tolist(), I.tolist()) if h)
+    return no_reuse - hits

@@ -34,7 +34,9 @@ the element size; writes of ``C`` not included):
   to the LRU's misses once ``M K + K N <= capacity``.
 * ``hbm_reads_lru`` (model ``gemm.l2.lru``): the LRU's misses **exactly**, at any capacity of at least
   one step's footprint, counted without simulating (:mod:`symbolic.gemm_lru`: stack distances in
-  closed form, O(waves) NumPy work, refused beyond its budget of waves).
+  closed form, wave by wave for small launches and by classes of waves of equal neighbourhood beyond,
+  :mod:`symbolic.wave_classes`, so at any size up to ``10**30`` in milliseconds; the work grows with
+  ``G_M`` and ``P`` and is refused beyond its budget).
 
 :mod:`verify.checks.gemm` checks all three against the simulator.  :func:`wave_values` is the one
 derivation of a pid range's panels that every back end shares (integer arrays, SymPy).  NumPy is
@@ -453,6 +455,8 @@ def l2_lru():
                  defaults=dict(_DEFAULTS, B_K=64, capacity=25_000_000), source=_SOURCE,
                  notes=("hbm_reads_lru: exact - the misses of numeric.l2cache's LRU simulation, counted from reuse "
                         "distances in closed form (symbolic.gemm_lru: Mattson's stack property with chunk sizes); "
-                        "refused (one line) for capacity below one K-step's footprint or beyond "
-                        "symbolic.gemm_lru.EXACT_WAVES_BUDGET waves",
+                        "any size: beyond 16,384 waves it sums over classes of waves of equal neighbourhood "
+                        "(symbolic.wave_classes), whose work grows with G_M and P only; refused (one line) for "
+                        "capacity below one K-step's footprint or a plan beyond "
+                        "symbolic.gemm_lru.EXACT_WAVES_BUDGET representative waves",
                         "hbm_reads_fits <= hbm_reads_lru <= hbm_reads_no_reuse: " + _NO_REUSE_NOTE + "; " + _FITS_NOTE))

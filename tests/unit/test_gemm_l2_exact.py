@@ -273,9 +273,13 @@ def test_beyond_int64_against_the_simulation():
     (lambda: gemm_lru.lru_reads(64, 64, 64, 16, 16, 16, 1, -3, 10 ** 6), "P"),
     (lambda: gemm_lru.lru_reads(64, 64, 64, 16, 16, 16, 0, 4, 10 ** 6), "G_M"),
     (lambda: gemm_lru.lru_reads(64, 64, 64, 16, 16, 16, 1, 4, 0), "capacity"),
-    (lambda: gemm_lru.lru_reads(10 ** 9, 10 ** 6, 64, 16, 16, 16, 1, 4, 10 ** 6), "M"),  # beyond the budget
-    (lambda: gemm_lru.lru_reads(10 ** 6, 10 ** 9, 64, 16, 16, 16, 1, 4, 10 ** 6), "N"),
-    (lambda: registry.get("gemm.l2.lru").evaluate(M=10 ** 9, N=10 ** 9), "M"),
+    # wave by wave beyond its budget of waves
+    (lambda: gemm_lru.lru_reads(10 ** 9, 10 ** 6, 64, 16, 16, 16, 1, 4, 10 ** 6, method="waves"), "M"),
+    (lambda: gemm_lru.lru_reads(10 ** 6, 10 ** 9, 64, 16, 16, 16, 1, 4, 10 ** 6, method="waves"), "N"),
+    # by classes: the work grows with G_M (a group's middle repeats every G_M waves) and P (the alignments)
+    (lambda: gemm_lru.lru_reads(10 ** 30, 10 ** 30, 64, 1, 1, 1, 10 ** 29, 4, 10 ** 6), "G_M"),
+    (lambda: gemm_lru.lru_reads(10 ** 30, 10 ** 30, 64, 1, 1, 1, 10 ** 7, 10 ** 7, 10 ** 6), "P"),
+    (lambda: gemm_lru.lru_reads(64, 64, 64, 16, 16, 16, 1, 4, 10 ** 6, method="simulate"), "method"),
     (lambda: registry.get("gemm.l2.lru").evaluate(capacity=1000), "capacity"),
     (lambda: registry.get("gemm.l2.lru").evaluate(P=0), "P"),
     (lambda: gemm_lru.lru_reads_many(64, 64, 64, [16], [16, 8], [16], [1], [4], 10 ** 6), "B_M"),
@@ -288,9 +292,14 @@ def test_bad_input(call, param):
 
 def test_budget_message_says_how_to_raise_it():
     with pytest.raises(BadInput) as e:
-        gemm_lru.lru_reads(10 ** 9, 10 ** 6, 64, 16, 16, 16, 1, 4, 10 ** 6)
+        gemm_lru.lru_reads(10 ** 9, 10 ** 6, 64, 16, 16, 16, 1, 4, 10 ** 6, method="waves")
     msg = str(e.value)
     assert "waves" in msg and "EXACT_WAVES_BUDGET" in msg and f"{gemm_lru.EXACT_WAVES_BUDGET:,}" in msg
+    assert "method='classes'" in msg
+    with pytest.raises(BadInput) as e:
+        gemm_lru.lru_reads(10 ** 30, 10 ** 30, 64, 1, 1, 1, 10 ** 29, 4, 10 ** 6)
+    msg = str(e.value)
+    assert "representative waves" in msg and "EXACT_WAVES_BUDGET" in msg and "not with M, N, K" in msg
 
 
 def test_refuse_false_gives_none(monkeypatch):
