@@ -76,7 +76,8 @@ from base.errors import BadInput
 
 from .models.gemm_l2 import valid_elements, wave_values
 
-__all__ = ["CLASSES_FROM", "EXACT_WAVES_BUDGET", "lru_reads", "lru_reads_many", "lru_reads_by_classes", "max_wave_elements", "min_wave_elements", "waves"]
+__all__ = ["CLASSES_FROM", "EXACT_WAVES_BUDGET", "lru_reads", "lru_reads_many", "lru_reads_by_classes",
+           "max_wave_elements", "min_wave_elements", "waves"]
 
 #: the most waves one exact count visits one by one (about 5 us a wave, so 5 s per million, on one core), and
 #: the most representative waves a count by classes evaluates; raise it with

@@ -4,7 +4,8 @@ P from 1 to 264, capacities within +-5 % of the footprints where the LRU's decis
 where the old estimate broke its stated bound (issue 10), and the course's real shapes at 50 MB.
 
 The default run draws 400 points; ``-m slow`` adds the 20,000-point sweep (about three minutes) and the
-real shapes.  ``python -m verify.gemm --draws N --seed S`` prints the same comparison.
+real shapes, and 3,000 points for the count by classes of waves (what answers beyond 16,384 waves), drawn
+where its classes stand for more waves than they hold.  ``python -m verify.gemm --draws N --seed S`` prints the same comparison.
 """
 
 import random
@@ -14,7 +15,8 @@ import pytest
 from numeric.l2cache import simulate_l2
 from symbolic import registry
 from symbolic.models.gemm_l2 import compulsory_reads, wave_reads
-from verify.checks.gemm import L2_ESTIMATE_FAILURES, L2_KEYS, adversarial_l2_point
+from symbolic.gemm_lru import lru_reads
+from verify.checks.gemm import L2_ESTIMATE_FAILURES, L2_KEYS, adversarial_l2_point, classes_l2_point
 from verify.gemm import real_shape_points
 
 LRU = registry.get("gemm.l2.lru")
@@ -78,3 +80,19 @@ def test_course_shapes_at_50MB():
     bad, between = _disagreements(points)
     _assert_none(bad, len(points))
     assert between >= 3
+
+
+@pytest.mark.slow
+def test_three_thousand_points_by_classes():
+    rng = random.Random(3_000)
+    bad, between = [], 0
+    for _ in range(3_000):
+        p = classes_l2_point(rng)
+        args = [p[k] for k in L2_KEYS]
+        got = lru_reads(*args, p["capacity"], method="classes")
+        sim = simulate_l2(*args, p["capacity"]).hbm_reads
+        if got != sim:
+            bad.append((p, got, sim))
+        between += compulsory_reads(p["M"], p["N"], p["K"]) < sim < wave_reads(*args[:5], p["G_M"], p["P"])
+    _assert_none(bad, 3_000)
+    assert between >= 300

@@ -28,6 +28,9 @@ absolute ``capacity``).
   pinned points at the edges of their regimes, and adversarial draws (:func:`adversarial_l2_point`:
   capacities within 5 % of the footprints where LRU's decisions flip); ``python -m verify.gemm
   --draws N --seed S`` runs N of them, ``tests/sweeps/test_gemm_l2_adversarial.py`` 20,000.
+* ``gemm.l2.lru.classes`` (a Property) - the same count by classes of waves (:mod:`symbolic.wave_classes`,
+  what answers beyond 16,384 waves) equals the simulation at points where the classes stand for more
+  waves than they hold (:func:`classes_l2_point`: big groups, many small groups, ``G_M`` beyond ``t_m``).
 * ``gemm.l2.time_model`` (a Property) - the time model's L2 figure
   (:func:`tuning.l2_estimate.hbm_reads_many`) is exact where it says so, an upper bound where it says so.
 * ``gemm.launch`` (a Property) - :func:`tuning.schedule.launch_failures` against the rules computed
@@ -53,7 +56,8 @@ from ..core import Check, Property
 
 __all__ = ["L2_POINTS", "L2_KEYS", "L2_ESTIMATE_FAILURES", "ADVERSARIAL_MAX_REQUESTS", "l2_capacity",
            "l2_simulated", "adversarial_l2_point", "independent_launch_reasons", "tiled_check", "resources_check",
-           "cosma_check", "l2_fits", "l2_no_reuse", "l2_bounds", "l2_lru_check", "l2_time_model", "launch"]
+           "cosma_check", "l2_fits", "l2_no_reuse", "l2_bounds", "l2_lru_check", "l2_lru_classes", "classes_l2_point",
+           "l2_time_model", "launch"]
 
 
 # ------------------------------------------------------------------------------------- tiled traffic
@@ -371,7 +375,14 @@ def adversarial_l2_point(rng) -> dict:
         tm, tn, tk = -(-M // B_M), -(-N // B_N), -(-K // B_K)
         if 2 * tm * tn * tk <= ADVERSARIAL_MAX_REQUESTS:
             break
-    p = dict(M=M, N=N, K=K, B_M=B_M, B_N=B_N, B_K=B_K, G_M=G_M, P=P)
+    return _near_a_flip(rng, dict(M=M, N=N, K=K, B_M=B_M, B_N=B_N, B_K=B_K, G_M=G_M, P=P))
+
+
+def _near_a_flip(rng, p) -> dict:
+    """``p`` with a capacity within +-5 % of a footprint where the LRU's decisions flip (never below one
+    step's footprint)."""
+    M, N, K, B_M, B_N, B_K, G_M, P = (p[k] for k in L2_KEYS)
+    tm, tn = -(-M // B_M), -(-N // B_N)
     T = tm * tn
     sf = exact_l2.step_footprint(M, N, B_M, B_N, B_K, G_M, P) * min(B_K, K) // B_K
     w = rng.randrange(-(-T // P))
@@ -400,21 +411,67 @@ def _lru_grid(full):
     return pts
 
 
-def _lru_points():
-    from hypothesis import strategies as st
-
-    @st.composite
-    def draw(draw):
+def _seeded(point):
+    """A hypothesis strategy of ``point(random.Random(seed))`` over drawn seeds (shrinks to small seeds)."""
+    def strategy():
         import random
-        return adversarial_l2_point(random.Random(draw(st.integers(0, 2 ** 32))))
-    return draw()
+
+        from hypothesis import strategies as st
+        return st.integers(0, 2 ** 32).map(lambda seed: point(random.Random(seed)))
+    return strategy
 
 
 l2_lru_check = Check(
     model=l2_lru, name="gemm.l2.lru", quantities=("hbm_reads_lru",), execute=_lru_execute, grid=_lru_grid,
-    strategy=_lru_points, draws=60, draws_full=400, size=_l2_size,
+    strategy=_seeded(adversarial_l2_point), draws=60, draws_full=400, size=_l2_size,
     description="the exact LRU count == the LRU simulation, at capacities within 5% of the footprints where "
                 "its decisions flip (tests/sweeps/test_gemm_l2_adversarial.py: 20,000 points)")
+
+
+# --- the LRU count by classes of waves (what answers beyond 16,384 waves) against the simulator
+def classes_l2_point(rng) -> dict:
+    """A point whose plan by classes (:mod:`symbolic.wave_classes`) is shorter than its waves, so the
+    classes really stand for waves: big groups (a group's middle several waves long: facts 2 and 3) or
+    many small groups (fact 1), at least four groups, ``G_M`` beyond ``t_m`` now and then; tiles that
+    divide nothing; a capacity near a flip as in :func:`adversarial_l2_point`.  The simulation stays under
+    :data:`ADVERSARIAL_MAX_REQUESTS` requests."""
+    from symbolic import wave_classes
+    while True:
+        G_M, P = rng.choice([1, 2, 3, 4]), rng.choice([1, 2, 3, 5, 7])
+        B_M, B_N, B_K = rng.choice([1, 2, 3, 4]), rng.choice([1, 2, 3, 4]), rng.choice([1, 2, 4])
+        if rng.random() < 0.5:                       # big groups
+            tn = -(-wave_classes.big_group(G_M, P) // G_M) + rng.randint(0, 40)
+            tm = G_M * rng.randint(4, 7) - rng.randint(0, G_M - 1)
+        else:                                        # small groups, many of them
+            tn, tm = rng.randint(1, 8), rng.randint(30, 200)
+            G_M = G_M if rng.random() < 0.9 else tm + rng.randint(0, 5)
+        K = rng.randint(1, 3 * B_K)
+        T, tk = tm * tn, -(-K // B_K)
+        if 2 * T * tk <= ADVERSARIAL_MAX_REQUESTS and wave_classes.work(tm, tn, G_M, P) < -(-T // min(P, T)):
+            break
+    p = dict(M=tm * B_M - rng.randint(0, B_M - 1), N=tn * B_N - rng.randint(0, B_N - 1), K=K, B_M=B_M, B_N=B_N,
+             B_K=B_K, G_M=G_M, P=P)
+    return _near_a_flip(rng, p)
+
+
+def _classes_holds(p):
+    from symbolic import gemm_lru
+    got = gemm_lru.lru_reads(*(p[k] for k in L2_KEYS), p["capacity"], method="classes")
+    want = l2_simulated(p)
+    return None if got == want else f"by classes {got} != simulated {want}"
+
+
+def _classes_grid(full):
+    import random
+    rng = random.Random(2026)
+    return [classes_l2_point(rng) for _ in range(40 if full else 12)]
+
+
+l2_lru_classes = Property(
+    name="gemm.l2.lru.classes", model=l2_lru, holds=_classes_holds, grid=_classes_grid,
+    strategy=_seeded(classes_l2_point), draws=40, draws_full=300, size=_l2_size,
+    description="the exact LRU count by classes of waves (what answers beyond 16,384 waves: symbolic.wave_classes) "
+                "== the LRU simulation, at points where the classes stand for more waves than they hold")
 
 
 def _time_model_holds(p):
@@ -428,8 +485,8 @@ def _time_model_holds(p):
 
 
 l2_time_model = Property(
-    name="gemm.l2.time_model", model=l2_lru, holds=_time_model_holds, grid=_lru_grid, strategy=_lru_points,
-    draws=30, draws_full=150, size=_l2_size,
+    name="gemm.l2.time_model", model=l2_lru, holds=_time_model_holds, grid=_lru_grid,
+    strategy=_seeded(adversarial_l2_point), draws=30, draws_full=150, size=_l2_size,
     description="tuning.l2_estimate.hbm_reads_many: each figure exact (== LRU) or the upper bound it says it is")
 
 
