@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import combinations
 from typing import Mapping, Sequence
 
 import sympy as sp
@@ -76,41 +75,46 @@ def _vec(key, syms):
 
 
 def _solve_nonneg(rows: Sequence[Sequence[Fraction]], target: Sequence[Fraction]) -> bool:
-    """Is ``target`` a non-negative combination of ``rows``?  Exact, by trying linearly independent
-    subsets (sizes are tiny: a handful of symbols and assumptions), solved by Gaussian elimination
-    over :class:`~fractions.Fraction`."""
-    n = len(target)
+    """Is ``target`` a non-negative combination of ``rows``?  Exact: phase I of the simplex method over
+    :class:`~fractions.Fraction` (find ``lam >= 0`` with ``sum_i lam_i rows[i] = target``: one artificial
+    variable per equation, minimise their sum; feasible iff the minimum is 0), with Bland's rule (the
+    smallest eligible index enters and leaves), which cannot cycle (Bland, "New finite pivoting rules
+    for the simplex method", Math. of Operations Research 2(2), 1977).  Polynomial per pivot, where
+    trying every linearly independent subset of rows grows as their binomial count."""
+    n, m = len(target), len(rows)
     if all(t == 0 for t in target):
         return True
-    for r in range(1, min(n, len(rows)) + 1):
-        for subset in combinations(range(len(rows)), r):
-            lam = _solve_exact([[rows[i][k] for i in subset] for k in range(n)], list(target))
-            if lam is not None and all(x >= 0 for x in lam):
-                return True
-    return False
-
-
-def _solve_exact(A: list, b: list):
-    """The unique solution of ``A x = b`` (``A`` is n x r with full column rank r), or ``None`` when
-    the columns are dependent or the system is inconsistent."""
-    n, r = len(A), len(A[0])
-    M = [list(map(Fraction, row)) + [Fraction(v)] for row, v in zip(A, b)]
-    pivot_row = 0
-    for col in range(r):
-        p = next((i for i in range(pivot_row, n) if M[i][col] != 0), None)
-        if p is None:
-            return None                                  # dependent columns
-        M[pivot_row], M[p] = M[p], M[pivot_row]
-        piv = M[pivot_row][col]
-        M[pivot_row] = [x / piv for x in M[pivot_row]]
-        for i in range(n):
-            if i != pivot_row and M[i][col] != 0:
-                f = M[i][col]
-                M[i] = [x - f * y for x, y in zip(M[i], M[pivot_row])]
-        pivot_row += 1
-    if any(M[i][r] != 0 for i in range(pivot_row, n)):
-        return None                                      # inconsistent
-    return [M[i][r] for i in range(r)]
+    tab = []                                         # equation k: sum_i rows[i][k] lam_i + art_k = target[k]
+    for k in range(n):
+        sign = -1 if target[k] < 0 else 1            # right-hand sides >= 0: the artificials start feasible
+        tab.append([Fraction(sign * rows[i][k]) for i in range(m)] + [Fraction(int(j == k)) for j in range(n)]
+                   + [Fraction(sign * target[k])])
+    basis = [m + k for k in range(n)]
+    cols = m + n
+    cost = [-sum(tab[k][j] for k in range(n)) for j in range(m)] + [Fraction(0)] * n   # reduced costs
+    value = sum(tab[k][cols] for k in range(n))      # the artificials' sum
+    while value > 0:
+        enter = next((j for j in range(cols) if cost[j] < 0), None)
+        if enter is None:
+            return False                             # optimal with artificials left: infeasible
+        leave = None
+        for k in range(n):
+            if tab[k][enter] > 0:
+                ratio = tab[k][cols] / tab[k][enter]
+                if leave is None or ratio < leave[0] or (ratio == leave[0] and basis[k] < basis[leave[1]]):
+                    leave = (ratio, k)
+        r = leave[1]                                 # bounded: the sum of artificials is at least 0
+        piv = tab[r][enter]
+        tab[r] = [x / piv for x in tab[r]]
+        for k in range(n):
+            if k != r and tab[k][enter] != 0:
+                f = tab[k][enter]
+                tab[k] = [x - f * y for x, y in zip(tab[k], tab[r])]
+        f = cost[enter]
+        cost = [c - f * y for c, y in zip(cost, tab[r])]
+        value += f * tab[r][cols]                   # w = value + sum of cost_j x_j over the non-basic j
+        basis[r] = enter
+    return True
 
 
 def dominated(t: tuple, u: tuple, syms: Sequence[sp.Symbol], regime: Regime) -> bool:

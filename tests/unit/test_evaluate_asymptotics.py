@@ -3,6 +3,8 @@
 from fractions import Fraction
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 import sympy as sp
 
 from symbolic.asymptotics import Regime, dominated, leading_term, monomials, theta
@@ -84,3 +86,46 @@ def test_grid_evaluation_equals_pointwise(expr):
     one = compile_exact(expr)
     for idx in np.ndindex(3, 4):
         assert grid[idx] == one(**{k: int(v[idx]) for k, v in pts.items()})
+
+
+def _in_cone_by_subsets(rows, target):
+    """The brute-force oracle: ``target`` is a non-negative combination of ``rows`` iff it is one of some
+    linearly independent subset (Caratheodory), each solved by exact Gaussian elimination."""
+    from itertools import combinations
+    n = len(target)
+    if all(t == 0 for t in target):
+        return True
+    for r in range(1, min(n, len(rows)) + 1):
+        for subset in combinations(range(len(rows)), r):
+            aug = [[Fraction(rows[i][k]) for i in subset] + [Fraction(target[k])] for k in range(n)]
+            piv_row, ok = 0, True
+            for col in range(r):
+                p = next((i for i in range(piv_row, n) if aug[i][col] != 0), None)
+                if p is None:
+                    ok = False
+                    break
+                aug[piv_row], aug[p] = aug[p], aug[piv_row]
+                aug[piv_row] = [x / aug[piv_row][col] for x in aug[piv_row]]
+                for i in range(n):
+                    if i != piv_row and aug[i][col] != 0:
+                        f = aug[i][col]
+                        aug[i] = [x - f * y for x, y in zip(aug[i], aug[piv_row])]
+                piv_row += 1
+            if ok and all(aug[i][r] == 0 for i in range(piv_row, n)) and all(aug[i][r] >= 0 for i in range(r)):
+                return True
+    return False
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda n: st.tuples(
+    st.lists(st.lists(st.integers(-3, 3), min_size=n, max_size=n), min_size=1, max_size=6),
+    st.lists(st.integers(-4, 4), min_size=n, max_size=n))))
+@example(([[-2, -2], [0, 1], [2, -2]], [-1, 0]))      # feasible only through a combination of two rows
+@example(([[1, 0], [0, 1]], [-1, 0]))                  # outside the cone
+def test_cone_membership_by_simplex_equals_brute_force(case):
+    """Θ's dominance test asks whether an exponent vector is a non-negative combination of the regime's
+    generators; the simplex (phase I, Bland's rule) must answer as trying every subset does."""
+    from symbolic.asymptotics import _solve_nonneg
+    rows, target = case
+    assert _solve_nonneg([[Fraction(x) for x in r] for r in rows], [Fraction(t) for t in target]) == \
+        _in_cone_by_subsets(rows, target)
