@@ -540,7 +540,8 @@ def _plan(tm: int, tn: int, G: int, P: int, budget: int) -> list:
     except wave_classes.TooMuchWork as e:
         raise BadInput("P" if P >= G else "G_M",
                        f"counting by classes of waves takes at least {e.cost:,} representative waves here (G_M = "
-                       f"{G:,}, P = {P:,}: the work grows with these, not with M, N, K), over the budget of "
+                       f"{G:,}, P = {P:,}, each at most the launch's t_m and t_m t_n: the work grows with these, "
+                       f"not with M, N, K), over the budget of "
                        f"{budget:,}; raise symbolic.gemm_lru.EXACT_WAVES_BUDGET, or use the exact bounds "
                        f"hbm_reads_fits <= LRU <= hbm_reads_no_reuse (model gemm.l2)") from None
 
