@@ -15,16 +15,31 @@ from symbolic import registry
 from symbolic.listings import listing_for, listings
 from symbolic.printing.listing import listing_to_latex
 
-REQUIRED = ("attention.fa1.fwd", "attention.fa2.fwd", "gemm.tiled")
+REQUIRED = ("attention.fa1.fwd", "attention.fa2.fwd", "gemm.tiled",
+            "attention.standard.fwd", "attention.standard.bwd",
+            "attention.flash.bwd", "attention.flash.bwd.causal", "attention.flash.bwd.paper")
 
 
 def test_the_required_listings_exist():
-    """FlashAttention's Algorithm 1 (paper order), FlashAttention-2's loop and the tiled GEMM."""
+    """FlashAttention's Algorithm 1 (paper order), FlashAttention-2's loop and the tiled GEMM; standard
+    attention (FlashAttention's Algorithms 0 and 3) and the backward pass (FlashAttention-2's Algorithm 2)."""
     assert set(REQUIRED) <= set(listings())
     fa1 = listing_for("attention.fa1.fwd")
     assert "Algorithm 1" in fa1.source and "2205.14135" in fa1.source
     assert "2307.08691" in listing_for("attention.fa2.fwd").source
+    for name, paper, algorithm in (("attention.standard.fwd", "2205.14135", "Algorithm 0"),
+                                   ("attention.standard.bwd", "2205.14135", "Algorithm 3"),
+                                   ("attention.flash.bwd", "2307.08691", "Algorithm 2"),
+                                   ("attention.flash.bwd.causal", "2307.08691", "Algorithm 2"),
+                                   ("attention.flash.bwd.paper", "2307.08691", "Algorithm 2")):
+        src = listing_for(name).source
+        assert paper in src and src.endswith(algorithm), name
     assert listing_for("no.such.model") is None
+
+
+def test_every_attention_model_has_a_listing():
+    """Each attention model is printed as its paper writes it."""
+    assert {n for n in registry.names() if n.startswith("attention.")} <= set(listings())
 
 
 @pytest.mark.parametrize("name", sorted(n for n in listings() if "causal" not in n))
@@ -66,6 +81,65 @@ def test_causal_fa1_by_hand():
     pairs = 4*2*3 = 24; reads 32.  Stores: init N d + 2N = 12, then (d + 2) h_i over three pairs = 18."""
     assert listing_for("attention.fa1.fwd.causal").count(dict(N=4, N_k=4, d=1, B_r=2, B_c=2)) == {
         "reads": 32, "writes": 30}
+
+
+def _moving_lines(name):
+    """``{(paper line number, "reads" or "writes")}`` of a listing's moving lines."""
+    return {(n, q) for n, _, q, *_ in listing_for(name).rows()}
+
+
+def test_standard_forward_by_hand():
+    """Algorithm 0 at N = 3, N_k = 5, d = 2: line 1 loads Q, K (3*2 + 5*2 = 16) and stores S (3*5 = 15);
+    line 2 loads S (15) and stores P (15); line 3 loads P, V (15 + 10 = 25) and stores O (6).
+    reads = 16 + 15 + 25 = 56, writes = 15 + 15 + 6 = 36."""
+    lst = listing_for("attention.standard.fwd")
+    assert lst.count(dict(N=3, N_k=5, d=2)) == {"reads": 16 + 15 + 25, "writes": 15 + 15 + 6}
+    assert _moving_lines("attention.standard.fwd") == {(n, q) for n in (1, 2, 3) for q in ("reads", "writes")}
+    assert [n for it, _, n in lst.walk() if getattr(it, "command", "") == "Return"] == [4]   # "4: Return O."
+
+
+def test_standard_backward_by_hand():
+    """Algorithm 3 at N = 3, N_k = 5, d = 2 (N x N_k = 15, N x d = 6, N_k x d = 10): line 1 loads P, dO
+    (15 + 6) and stores dV (10); line 2 loads dO, V (6 + 10) and stores dP (15); line 3 loads P, dP (30)
+    and stores dS (15); line 4 loads dS, K (15 + 10) and stores dQ (6); line 5 loads dS, Q (15 + 6) and
+    stores dK (10).  reads = 21 + 16 + 30 + 25 + 21 = 113, writes = 10 + 15 + 15 + 6 + 10 = 56."""
+    lst = listing_for("attention.standard.bwd")
+    assert lst.count(dict(N=3, N_k=5, d=2)) == {"reads": 21 + 16 + 30 + 25 + 21, "writes": 10 + 15 + 15 + 6 + 10}
+    assert _moving_lines("attention.standard.bwd") == {(n, q) for n in range(1, 6) for q in ("reads", "writes")}
+
+
+def test_flash_backward_line_by_line_by_hand():
+    """FlashAttention-2 Algorithm 2 at N = N_k = 5, d = 3, B_r = B_c = 2 (T_r = T_c = 3; blocks of 2, 2, 1
+    rows): line 3 initialises dQ (N d = 15); line 4 reads dO, O (2 N d = 30) and writes D (N = 5); line 6
+    loads K_j, V_j (2 d N_k = 30); line 9 loads Q_i, dO_i, dQ_i, L_i, D_i, (3d + 2) h_i for each (j, i):
+    11 * 5 * 3 = 165; line 15 writes dQ_i back, d h_i for each (j, i): 3 * 5 * 3 = 45; line 18 writes
+    dK_j, dV_j (2 d N_k = 30).  reads = 30 + 30 + 165 = 225, writes = 15 + 5 + 45 + 30 = 95."""
+    lst = listing_for("attention.flash.bwd")
+    assert lst.count(dict(N=5, N_k=5, d=3, B_r=2, B_c=2)) == {"reads": 30 + 30 + 165, "writes": 15 + 5 + 45 + 30}
+    assert _moving_lines("attention.flash.bwd") == {(3, "writes"), (4, "reads"), (4, "writes"), (6, "reads"),
+                                                    (9, "reads"), (15, "writes"), (18, "writes")}
+    text = {n: it.text for it, _, n in lst.walk()}
+    assert text[6].startswith("Load $K_j$, $V_j$") and text[9].startswith("Load $Q_i$")       # the paper's lines
+    assert "write it back to HBM" in text[15] and text[18].startswith("Write $dK_j$, $dV_j$")
+    assert max(text) == 20                                                                   # "20: Return dQ, dK, dV."
+
+
+def test_causal_flash_backward_by_hand():
+    """Causal, N = N_k = 4, d = 1, B_r = B_c = 2: key block 1 is seen by query blocks 1, 2; key block 2 by
+    query block 2 only (three (j, i) pairs of 2 rows).  Loads: D's pre-pass 2 N d = 8; K_j, V_j 2 d N_k = 8;
+    Q_i, dO_i, dQ_i, L_i, D_i (3d + 2) h_i = 5 * 2 per pair, 30.  Stores: dQ init N d = 4, D N = 4,
+    dQ_i d h_i = 2 per pair, 6, dK_j, dV_j 2 d N_k = 8."""
+    assert listing_for("attention.flash.bwd.causal").count(dict(N=4, N_k=4, d=1, B_r=2, B_c=2)) == {
+        "reads": 8 + 8 + 30, "writes": 4 + 4 + 6 + 8}
+
+
+def test_paper_flash_backward_takes_the_papers_blocks():
+    """``.paper``: at M = 96, d = 3 the paper's blocks are B_c = ceil(96/12) = 8, B_r = min(8, 3) = 3; the
+    listing counts as the blocked model's formula does there (N_k = N)."""
+    blocked = dict(N=20, N_k=20, d=3, B_r=3, B_c=8)
+    m = registry.get("attention.flash.bwd")
+    assert listing_for("attention.flash.bwd.paper").count(dict(N=20, d=3, M=96)) == {
+        q: m.evaluate(q, **blocked) for q in ("reads", "writes")} == listing_for("attention.flash.bwd").count(blocked)
 
 
 @pytest.mark.parametrize("name", sorted(listings()))
