@@ -256,7 +256,7 @@ def _flash_forward_fa2(mem, Qa, Ka, Va, N, Nk, d, Br, Bc, causal):
     for j in range(Tc):                        # the inner loop of every query block, in step
         i0 = first_visible_query_block(j, N, Nk, Br, Bc) if causal else 0
         r0, cols = i0 * Br, slice(j * Bc, min((j + 1) * Bc, Nk))
-        Kj, Vj = mem.load(Ka, cols, copies=Tr - i0), mem.load(Va, cols, copies=Tr - i0)   # line 6, per block
+        Kj, Vj = mem.load(Ka, cols, copies=Tr - i0), mem.load(Va, cols, copies=Tr - i0)   # line 7, per block
         S = mem.matmul(Qs[r0:], Kj.T)                                                      # line 8
         if causal:
             S = _mask(S, r0, cols.start, N, Nk)
@@ -265,8 +265,8 @@ def _flash_forward_fa2(mem, Qa, Ka, Va, N, Nk, d, Br, Bc, causal):
         if mem.real:                                                                       # line 9
             acc[r0:] = alpha[:, None] * acc[r0:] + PV
             m[r0:], l[r0:] = m_new, l_new
-    mem.store(Oa, slice(None), acc / _nonzero(l)[:, None] if mem.real else acc)           # line 12
-    mem.store(La, slice(None), m + np.log(l) if mem.real else l)                          # line 13
+    mem.store(Oa, slice(None), acc / _nonzero(l)[:, None] if mem.real else acc)           # lines 12, 14
+    mem.store(La, slice(None), m + np.log(l) if mem.real else l)                          # lines 13, 15
     return Forward(mem.result(Oa), mem.result(La), mem.tally)
 
 
@@ -298,7 +298,7 @@ def _rescale(alpha, l_old, O_old, PV, l_new):
 
 
 def _backward_step(mem, S, Qi, Kj, Vj, dOi, dQi, Li, Di, scale):
-    """FlashAttention-2 Algorithm 2 lines 11-20 on the query rows that meet key block ``j``:
+    """FlashAttention-2 Algorithm 2 lines 11-16 on the query rows that meet key block ``j``:
     ``P = exp(S - L_i)``; ``dV_j = P^T dO_i``; ``dP = dO_i V_j^T``; ``dS = P * (dP - D_i)``;
     ``dQ_i += dS K_j``; ``dK_j = dS^T Q_i`` (the last two scaled by ``1/sqrt(d)``).  Four counted
     products; summing over the rows of all blocks is the sum over the inner loop's iterations."""
@@ -354,8 +354,8 @@ def _flash_backward(mem, Qa, Ka, Va, Oa, dOa, La, N, Nk, d, Br, Bc, causal):
         if causal:
             S = _mask(S, r0, cols.start, N, Nk)
         dQi, dKj, dVj = _backward_step(mem, S, Qi, Kj, Vj, dOi, dQi, Li, Di, scale)
-        mem.store(dQa, rows, dQi)                                               # line 21
-        mem.store(dKa, cols, dKj)                                               # line 23
+        mem.store(dQa, rows, dQi)                                               # line 15
+        mem.store(dKa, cols, dKj)                                               # line 18
         mem.store(dVa, cols, dVj)
     return Backward(mem.result(dQa), mem.result(dKa), mem.result(dVa), mem.tally)
 
