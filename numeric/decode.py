@@ -39,7 +39,8 @@ table int32).  Work is refused up front with :class:`~base.errors.BadInput` nami
 (``max_ctas``), enumerated key blocks (``max_blocks``), and in real mode the ``K, V`` elements held
 (``max_elements``).
 
-This module imports only :mod:`base` and NumPy: it is the independent side of ``verify/checks/decode.py``.
+This module imports only :mod:`base`, :mod:`numeric.memory` and NumPy: it is the independent side of
+``verify/checks/decode.py``.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ import numpy as np
 from base import validate
 from base.dtypes import element_bytes
 from base.errors import BadInput
+
+from .memory import Phantom
 
 __all__ = ["DecodeRun", "run_decode", "default_pages", "CLASSES", "PARTIAL_DTYPE", "TABLE_DTYPE",
            "MAX_ELEMENTS", "MAX_CTAS", "MAX_BLOCKS"]
@@ -98,20 +101,6 @@ class DecodeRun:
         b_written = sum(self.bytes_of(k) for k in self.elements if k.startswith("writes_"))
         return {"reads": reads, "writes": writes, "flops": self.flops, **self.elements,
                 "bytes_read": b_read, "bytes_written": b_written, "bytes": b_read + b_written, "ctas": self.ctas}
-
-
-class _Shape:
-    """A count-only array: a shape, no data."""
-
-    def __init__(self, shape):
-        self.shape = tuple(int(s) for s in shape)
-
-    @property
-    def size(self) -> int:
-        n = 1
-        for s in self.shape:
-            n *= s
-        return n
 
 
 def _ceil(a: int, b: int) -> int:
@@ -231,7 +220,7 @@ def run_decode(B: int, H: int, H_kv: int, L_q: int, N_k, d: int, d_v: int, B_n: 
         scale = 1.0 / np.sqrt(d)
     else:
         O_s = LSE_s = None
-        O, LSE = _Shape((B, H, L_q, d_v)), _Shape((B, H, L_q))
+        O, LSE = Phantom((B, H, L_q, d_v)), Phantom((B, H, L_q))
 
     el = {name: 0 for name, _ in CLASSES}
     flops = 0
@@ -288,7 +277,7 @@ def run_decode(B: int, H: int, H_kv: int, L_q: int, N_k, d: int, d_v: int, B_n: 
                         O_s[s, b, heads] = o.reshape(nh, L_q, d_v)
                         LSE_s[s, b, heads] = lse.reshape(nh, L_q)
     if S > 1:                                     # the combine kernel: every row reads its S partials
-        src_o, src_l = (O_s, LSE_s) if real else (_Shape((S, B, H, L_q, d_v)), _Shape((S, B, H, L_q)))
+        src_o, src_l = (O_s, LSE_s) if real else (Phantom((S, B, H, L_q, d_v)), Phantom((S, B, H, L_q)))
         el["reads_O_s"] += src_o.size
         el["reads_LSE_s"] += src_l.size
         if real:

@@ -5,18 +5,21 @@ its ``A`` block and the matching chunk of ``x`` each step (a partial edge block 
 valid elements move), accumulates ``acc += A_block @ x_chunk`` on chip, and stores its rows of ``y`` once.
 That is the ``gemv`` of NVIDIA's cuBLAS Library (``cublas<t>gemv()``, ``alpha = 1, beta = 0``).
 
-Two modes, one loop:
+Two modes, one loop, on the counted :class:`~numeric.memory.GlobalMemory` (its loads and stores tally
+the elements moved, its ``matmul`` the FLOPs, ``2`` per element of an ``A`` block):
 
-* real mode (``real=True``) loads NumPy slices, counts the elements of each slice it loads or stores,
-  computes ``y`` (equal to ``A @ x``; exactly so for small integer-valued data) and returns it;
-* count-only mode (``real=False``, the default) runs the same loop on shapes: it allocates nothing, so
-  any size is fine whose loop fits the step budget.
+* real mode (``real=True``) loads NumPy slices, computes ``y`` (equal to ``A @ x``; exactly so for small
+  integer-valued data) and returns it;
+* count-only mode (``real=False``, the default) runs the same loop on
+  :class:`~numeric.memory.Phantom` tiles: it allocates nothing, so any size is fine (beyond int64
+  too) whose loop fits the step budget.
 
 Work is refused up front, with :class:`~base.errors.BadInput` naming a parameter, when it exceeds a
 budget: ``max_elements`` elements of ``A`` in real mode, ``max_steps`` loop steps (tile rows x K-steps)
 in either mode.  Counts are exact Python ints.
 
-This module imports only :mod:`base` and NumPy: it is the independent side of ``verify/checks/gemv.py``.
+This module imports only :mod:`base`, :mod:`numeric.memory` and NumPy: it is the independent side of
+``verify/checks/gemv.py``.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ import numpy as np
 
 from base import validate
 from base.errors import BadInput
+
+from .memory import GlobalMemory, Phantom
 
 __all__ = ["GemvRun", "run_gemv", "MAX_ELEMENTS", "MAX_STEPS"]
 
@@ -52,52 +57,6 @@ class GemvRun:
     def counts(self) -> dict:
         return {"reads": self.reads, "writes": self.writes, "flops": self.flops,
                 "reads_A": self.reads_A, "reads_x": self.reads_x}
-
-
-class _Shape:
-    """A count-only array: a shape, no data."""
-
-    def __init__(self, shape):
-        self.shape = tuple(shape)
-
-    @property
-    def size(self) -> int:
-        n = 1
-        for s in self.shape:
-            n *= s
-        return n
-
-    def __getitem__(self, index):
-        index = index if isinstance(index, tuple) else (index,)
-        return _Shape(len(range(*s.indices(n))) for s, n in zip(index, self.shape))
-
-
-class _Memory:
-    """Global memory that counts: ``load``/``store`` tally the elements they move, by array."""
-
-    def __init__(self, real: bool):
-        self.real = real
-        self.loaded = {"A": 0, "x": 0}
-        self.stored = 0
-        self.flops = 0
-
-    def load(self, name: str, array, index):
-        tile = array[index]
-        self.loaded[name] += int(tile.size)
-        return tile
-
-    def store(self, array, index, tile) -> None:
-        if self.real:
-            array[index] = tile
-        self.stored += int(tile.size)
-
-    def zeros(self, rows: int):
-        return np.zeros(rows) if self.real else _Shape((rows,))
-
-    def matvec_acc(self, acc, a, x):
-        """``acc + a @ x`` on chip: a multiply and an add per element of ``a``."""
-        self.flops += 2 * int(a.size)
-        return acc + a @ x if self.real else acc
 
 
 def _budget(M: int, K: int, B_M: int, B_K: int, real: bool, max_elements: int, max_steps: int) -> int:
@@ -129,6 +88,7 @@ def run_gemv(M: int, K: int, B_M: int, B_K: int, *, real: bool = False, A=None, 
         raise BadInput("A" if A is not None else "x", "given arrays need real=True (count-only mode has no data)")
     steps = _budget(M, K, B_M, B_K, real, max_elements, max_steps)
 
+    mem = GlobalMemory(real)
     if real:
         rng = np.random.default_rng(validate.integer("seed", seed, least=0))
         A = rng.standard_normal((M, K)) if A is None else validate.real_array("A", A).astype(float)
@@ -136,19 +96,16 @@ def run_gemv(M: int, K: int, B_M: int, B_K: int, *, real: bool = False, A=None, 
         for name, arr, want in (("A", A, (M, K)), ("x", x, (K,))):
             if arr.shape != want:
                 raise BadInput(name, f"shape {arr.shape}, expected {want} for M={M}, K={K}")
-        y = np.empty(M)
-    else:
-        A, x, y = _Shape((M, K)), _Shape((K,)), _Shape((M,))
+    A, x = mem.put("A", A if real else (M, K)), mem.put("x", x if real else (K,))
+    y = mem.empty("y", (M,))
 
-    mem = _Memory(real)
     for i0 in range(0, M, B_M):
         rows = slice(i0, min(i0 + B_M, M))
-        acc = mem.zeros(rows.stop - rows.start)
+        n = rows.stop - rows.start
+        acc = np.zeros(n) if real else Phantom((n,))          # on chip
         for k0 in range(0, K, B_K):
             ks = slice(k0, min(k0 + B_K, K))
-            a = mem.load("A", A, (rows, ks))
-            xs = mem.load("x", x, ks)
-            acc = mem.matvec_acc(acc, a, xs)
+            acc = acc + mem.matmul(mem.load(A, (rows, ks)), mem.load(x, ks))
         mem.store(y, rows, acc)
-    reads = mem.loaded["A"] + mem.loaded["x"]
-    return GemvRun(reads, mem.stored, mem.flops, mem.loaded["A"], mem.loaded["x"], steps, y if real else None)
+    t = mem.tally
+    return GemvRun(t.reads, t.writes, t.flops, t.by_array["A"][0], t.by_array["x"][0], steps, mem.result(y))

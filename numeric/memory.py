@@ -259,12 +259,19 @@ class HBMArray:
 
 def _count(shape, idx) -> tuple:
     """Shape of ``array[idx]`` for slices/ints, computed from the index alone (no data)."""
-    if type(idx) is slice and idx.step is None:           # the executors' row-block fast path
-        start, stop, n = idx.start, idx.stop, shape[0]
-        start = 0 if start is None else start
-        stop = n if stop is None else stop
-        if 0 <= start and 0 <= stop:
-            return (max(0, min(stop, n) - start),) + shape[1:]
+    axes = (idx,) if type(idx) is slice else idx
+    if type(axes) is tuple and len(axes) <= len(shape):
+        out = ()                            # the executors' fast path: row blocks and tiles, a block slice
+        for ix, n in zip(axes, shape):      # (step None, bounds None or >= 0) per axis
+            if type(ix) is not slice or ix.step is not None:
+                break
+            start = 0 if ix.start is None else ix.start
+            stop = n if ix.stop is None or ix.stop > n else ix.stop
+            if start < 0 or stop < 0:
+                break
+            out += (stop - start if stop > start else 0,)
+        else:
+            return out + shape[len(axes):]
     if any(ix is None or ix is Ellipsis for ix in (idx if isinstance(idx, tuple) else (idx,))):
         raise TypeError("tile indices are slices or ints")
     return _index_shape(shape, idx)

@@ -10,7 +10,7 @@ from base import validate
 from base.errors import BadInput
 from numeric import attention as ex
 from numeric import gemm, littles, pingpong, pipeline
-from numeric.memory import Phantom, _index_shape
+from numeric.memory import GlobalMemory, Phantom, _index_shape
 
 
 # ------------------------------------------------------------------------------------ the one helper
@@ -119,3 +119,25 @@ def test_phantom_indexing_matches_numpy(shape, idx):
 def test_phantom_slices_beyond_int64():
     assert Phantom((10**30, 64))[10**29:].shape == (9 * 10**29, 64)
     assert Phantom((10**30,))[:, None].shape == (10**30, 1)
+
+
+@pytest.mark.parametrize("shape,idx", [
+    # block slices (the fast path), empty and clipped ones among them
+    ((5, 7), slice(2, 4)), ((5, 7), slice(None)), ((5, 7), slice(3, 100)), ((5, 7), slice(6, 9)), ((5, 7), slice(4, 2)),
+    ((5, 7), (slice(1, 3), slice(2, 9))), ((5, 7), (slice(None), slice(5, None))), ((5, 7), (slice(9, 12), slice(0, 1))),
+    ((5, 7), (slice(1, 3),)), ((5, 7), ()), ((4, 3, 2), (slice(1, 3), slice(None, 2))),
+    # the general path: negative bounds, steps, ints
+    ((5, 7), slice(-3, None)), ((5, 7), (slice(0, -1), slice(1, 3))), ((5, 7), (slice(None, None, 2), slice(1, 3))),
+    ((5, 7), (2, slice(1, 3))), ((5, 7), (slice(1, 3), 4)), ((5, 7), 4), ((5, 7), (slice(1, 3), slice(None, None, -1))),
+])
+def test_loads_and_stores_count_what_numpy_indexes(shape, idx):
+    """Block slices take the fast path, anything else (negative bounds, steps, ints) the general one: the
+    same counts as NumPy's indexing, in either mode."""
+    want = np.empty(shape)[idx].size
+    for real in (False, True):
+        mem = GlobalMemory(real=real)
+        a = mem.put("a", np.zeros(shape) if real else shape)
+        tile = mem.load(a, idx)
+        assert tile.shape == np.empty(shape)[idx].shape
+        mem.store(a, idx, tile)
+        assert (mem.tally.reads, mem.tally.writes) == (want, want)

@@ -64,6 +64,10 @@ def test_count_only_runs_sizes_no_array_holds():
     run = run_gemv(M_, K_, 2**30, 2**27)
     assert run.y is None
     assert (run.reads, run.writes, run.flops) == (M_ * K_ + 1025 * K_, M_, 2 * M_ * K_)
+    # beyond int64: 10 tile rows of 10**29, 10 K-steps; hand count: M K + 10 K
+    n = 10**30
+    run = run_gemv(n, n, 10**29, 10**29)
+    assert (run.reads, run.writes, run.flops, run.reads_x) == (n * n + 10 * n, n, 2 * n * n, 10 * n)
 
 
 # ------------------------------------------------------------------ formula vs hand closed form
