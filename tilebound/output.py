@@ -9,8 +9,9 @@ Every output file of the command line goes through this module::
 The rules:
 
 * **Atomic.** The content goes to a temporary file in the target's folder, is flushed to disk, and is
-  renamed over the target, so a crash, a full disk or Ctrl-C leaves the old file or the new one, never half of
-  one. A failure removes the temporary file and is :class:`~base.errors.BadInput` naming ``output``.
+  renamed over the target (:func:`base.files.replace_atomically`), so a crash, a full disk or Ctrl-C leaves the
+  old file or the new one, never half of one. A failure removes the temporary file and is
+  :class:`~base.errors.BadInput` naming ``output``.
 * **Marked.** A text file starts with one comment line (``%`` by default, LaTeX's comment)::
 
       % written by tilebound (sha256:0123456789abcdef); tilebound overwrites this file only while it is unedited
@@ -32,11 +33,11 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import secrets
 import stat
 from typing import Callable
 
 from base.errors import BadInput
+from base.files import replace_atomically
 
 __all__ = ["MARKER", "write_text", "write_with", "is_ours", "check_path", "image_metadata", "marker_line"]
 
@@ -132,45 +133,28 @@ def _special(path: str) -> bool:
 def write_with(path: str, writer: Callable[[str], object], force: bool = False) -> str:
     """Call ``writer(tmp)`` to write a temporary file beside ``path`` (same extension), then rename it over
     ``path``; returns ``path``.  Refuses a path :func:`check_path` refuses."""
-    real = check_path(path, force)
-    if _special(real):                            # no temporary file and no rename: write straight through
-        try:
-            writer(real)
-        except OSError as exc:
-            raise BadInput("output", f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
-        return str(path)
-    folder, base = os.path.split(real)
-    tmp = os.path.join(folder, f".{base}.tilebound-{os.getpid()}-{secrets.token_hex(4)}{os.path.splitext(base)[1]}")
-    try:
-        writer(tmp)
-        if os.path.exists(tmp):                   # a writer that wrote nothing leaves the target as it was
-            check_path(path, force)               # the target may have appeared meanwhile
-            os.replace(tmp, real)
-    except OSError as exc:
-        raise BadInput("output", f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
-    finally:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-    return str(path)
+    return _write(path, writer, force)
 
 
 def write_text(path: str, text: str, force: bool = False, comment: str = "%") -> str:
     """Write the marker line (with ``comment``, ``%`` for LaTeX) and ``text`` to ``path``, atomically;
     returns ``path``.  Refuses a path :func:`check_path` refuses."""
-    body = text.encode("utf-8")
-    data = (marker_line(text, comment) + "\n").encode("utf-8") + body
+    return _write(path, (marker_line(text, comment) + "\n" + text).encode("utf-8"), force)
 
-    def writer(tmp: str) -> None:
-        if _special(tmp):                         # a device or pipe: straight through, no fsync
-            with open(tmp, "wb") as f:
-                f.write(data)
-            return
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)   # the umask applies, as for open()
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
 
-    return write_with(path, writer, force)
+def _write(path: str, content, force: bool) -> str:
+    """``content`` (bytes, or a writer of a path) to ``path``: through :func:`base.files.replace_atomically`,
+    checking the target again just before the rename (it may have appeared meanwhile); a device or pipe
+    straight through, with no temporary file, no rename and no fsync."""
+    real = check_path(path, force)
+    try:
+        if not _special(real):
+            replace_atomically(real, content, before_replace=lambda: check_path(path, force))
+        elif callable(content):
+            content(real)
+        else:
+            with open(real, "wb") as f:
+                f.write(content)
+    except OSError as exc:
+        raise BadInput("output", f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+    return str(path)

@@ -25,7 +25,8 @@ version, GPU or key is *foreign*.  Both are refused with :class:`~base.errors.Ba
 and saying to delete the file; neither is ever silently reused or overwritten.
 
 **Atomic writes.**  A file is written to a temporary file in the same folder, flushed and fsynced, then
-renamed over the old one (``os.replace``), so a reader sees the old file or the new one, never a mix.
+renamed over the old one (:func:`base.files.replace_atomically`), so a reader sees the old file or the new
+one, never a mix.
 Before writing, the current file is read again and its entries merged, so two tuners that add different
 configs lose nothing unless they write in the same instant (there is no lock).
 """
@@ -36,15 +37,14 @@ import hashlib
 import inspect
 import json
 import math
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 
 from base.errors import BadInput
+from base.files import replace_atomically
 
 from . import l2_estimate, schedule
 from .learned import gpu_constants
@@ -187,21 +187,10 @@ class TuningCache:
                "knobs": list(schedule.SPACE),
                "entries": {_config_text(c): (None if math.isinf(t) else t)
                            for c, t in sorted(merged.items(), key=lambda kv: kv[0].as_tuple())}}
-        data = json.dumps(doc, indent=0).encode("utf-8")
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
+            replace_atomically(path, json.dumps(doc, indent=0))
         except OSError as exc:
             raise BadInput("cache", f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
-        finally:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
 
     # ----------------------------------------------------------------------------- measurements
     def measure(self, key: str, configs: Sequence, measure: Callable) -> tuple[np.ndarray, int]:

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from base.errors import BadInput
-from tuning import cache as cache_mod
 from tuning import schedule
 from tuning.cache import TuningCache, shape_key, space_version
 
@@ -136,7 +135,7 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path, mon
     def boom(src, dst):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cache_mod.os, "replace", boom)
+    monkeypatch.setattr("base.files.os.replace", boom)               # the one atomic write
     with pytest.raises(BadInput) as e:
         c.measure("k", schedule.all_configs()[:6], Counting())
     assert e.value.param == "cache" and "No space left" in str(e.value)
