@@ -102,6 +102,7 @@ def plan(t_m: int, t_n: int, G_M: int, P: int, budget: int | None = None) -> lis
         runs = _plan_small(A, ng, G, P, W)
     else:
         runs = _plan_big(tm, tn, A, ng, G, P, W, budget)
+    runs = [run for run in runs if run[1] > 0]
     cost = sum(n for _, n, _ in runs)
     if cost > budget:
         raise TooMuchWork(cost)
@@ -184,4 +185,4 @@ def _plan_big(tm: int, tn: int, A: int, ng: int, G: int, P: int, W: int, budget:
         total += weight[j]
         if total:
             runs.append((rep[j], 1, total))
-    return [run for run in runs if run[1] > 0]
+    return runs

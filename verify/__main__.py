@@ -21,7 +21,8 @@ class _Parser(argparse.ArgumentParser):
 def main(argv=None) -> int:
     p = _Parser(prog="python -m verify", description="Check every formula against its executor.")
     p.add_argument("--full", action="store_true", help="the long sweep (bigger grids, more hypothesis draws)")
-    p.add_argument("--model", metavar="PATTERN", help="only checks whose name matches (glob or substring)")
+    p.add_argument("--model", metavar="PATTERN", action="append",
+                   help="only checks whose name matches (a name, a glob, or a family prefix); repeat to add more")
     p.add_argument("--seed", type=int, default=0, help="hypothesis seed (printed; default 0)")
     p.add_argument("--list", action="store_true", help="list the checks and exit")
     args = p.parse_args(argv)

@@ -38,12 +38,16 @@ def checks_of(model_name: str) -> list:
     return [c for c in all_checks() if c.model is not None and c.model.name == model_name]
 
 
-def select(pattern: str | None):
+def select(pattern):
     """Checks whose name equals ``pattern``, matches it as a glob, or starts with it as a family
-    (``attention.fa1`` -> ``attention.fa1.*``); all for ``None``.  :class:`BadInput` when none does."""
+    (``attention.fa1`` -> ``attention.fa1.*``); all for ``None``; a list of patterns selects the checks
+    any of them selects, in registry order.  :class:`BadInput` when a pattern selects none."""
     checks = all_checks()
     if not pattern:
         return checks
+    if isinstance(pattern, (list, tuple)):
+        chosen = {c.name for p in pattern for c in select(p)}
+        return [c for c in checks if c.name in chosen]
     exact = [c for c in checks if c.name == pattern]
     if exact:
         return exact

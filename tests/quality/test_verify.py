@@ -140,7 +140,17 @@ def test_cli_exit_zero_and_closing_line(monkeypatch, capsys):
     assert last == "18 passed, 0 failed"
 
 
-@pytest.mark.parametrize("args", [["--bogus"], ["--model", "no-such-model"], ["--seed", "x"]])
+def test_cli_model_repeats_add_up(monkeypatch, capsys):
+    """Two --model patterns select the checks of both (the last one alone was kept before)."""
+    c = Check(model=wrong, execute=halo_brute_force, grid=lambda full: [dict(N=8, B=4)])
+    monkeypatch.setattr(registry, "all_checks", lambda: [toy_models.halo_check(), c])
+    assert cli.main(["--model", "toy.halo", "--model", "toy.wrong", "--list"]) == 0
+    listed = [line.split()[0] for line in capsys.readouterr().out.strip().splitlines()]
+    assert listed == ["toy.halo", "toy.wrong"]
+
+
+@pytest.mark.parametrize("args", [["--bogus"], ["--model", "no-such-model"], ["--seed", "x"],
+                                  ["--model", "gemm.tiled", "--model", "no-such-model"]])
 def test_cli_bad_usage_exit_two_one_line(args):
     p = subprocess.run([sys.executable, "-m", "verify", *args], capture_output=True, text=True)
     assert p.returncode == 2

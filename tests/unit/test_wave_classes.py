@@ -59,6 +59,7 @@ def _capacity(rng, M, N, K, bm, bn, bk, G, P):
 @example(7, 300, 2, 3)          # big groups
 @example(300, 3, 1, 2)          # small groups, many of them
 @example(5, 100, 9, 4)          # G_M beyond t_m
+@example(15, 18, 14, 1)         # no interior waves in the small regime: the last run was empty
 def test_plan_stands_for_every_wave_once(tm, tn, G, P):
     """Multiplicities add up to the waves, and every representative is a wave of the launch."""
     runs = wave_classes.plan(tm, tn, G, P)
