@@ -1,7 +1,8 @@
 r"""Annotated algorithm listings: a model's loop nest, each load and store line with its counts.
 
 A :class:`Listing` is the algorithm a model counts, written line by line as its paper writes it
-(FlashAttention's Algorithm 1, FlashAttention-2's forward loop, the tiled GEMM's loop nest).  Each
+(standard attention, FlashAttention's Algorithm 1, FlashAttention-2's forward and backward loops, the tiled
+GEMM's and GEMV's loop nests, split-KV decoding).  Each
 :class:`Line` that moves data between HBM and on-chip memory carries, as SymPy expressions in the model's own
 parameters (and the loop indices), the elements **one run** of the line reads and writes; how many times it
 runs follows from the :class:`Loop` bounds around it.  From these the listing derives, per line, the

@@ -276,7 +276,7 @@ def _build(name: str, packed: bool, paged: bool) -> Model:
                "S_ne = ceil(nb/nbps) splits load Q; an empty split writes only its partials (0 and -inf)",
                "partials and LSE are FP32, Q/K/V/O FP16 or BF16" + (", the block table int32" if paged else ""),
                "one N_k for the whole batch: a ragged batch is the sum over its sequences at B = 1",
-               "split_overhead = total(S) - total(1); it is free of N_k when B_n S divides N_k (divisible form)")
+               "split_overhead = total_S - total_1 (the total at S splits less that at one); it is free of N_k when B_n S divides N_k (divisible form)")
         + (("a key block reads the table entries of the pages it touches: ceil(N_k/P) per head group and "
             "sequence when P divides B_n, ceil(N_k/B_n) when B_n divides P",) if paged else ()),
         validate=check_decode_point,

@@ -37,7 +37,7 @@ PDFLATEX = shutil.which("pdflatex")
 #: the apt packages the notes need (.ci/run installs them)
 APT = "texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-science texlive-pictures"
 #: the families of the fast run; the slow one compiles every model with every figure and listing
-FAST = ["attention.*", "gemm.*", "gemv.*", "latency.*"]
+FAST = ["attention.*", "decode.*", "gemm.*", "gemv.*", "latency.*"]
 
 
 def _tool(name: str, package: str) -> str:

@@ -1,7 +1,8 @@
 """The annotated algorithm listings as a third source: per-line sum = formula = executed count.
 
-For every listing of :mod:`symbolic.listings` (FlashAttention's Algorithm 1 in paper order, FlashAttention-2's
-forward loop, their causal and paper-block variants, the tiled GEMM's loop nest) a :class:`~verify.core.Property`
+For every listing of :mod:`symbolic.listings` (standard attention, FlashAttention's Algorithm 1 in paper order,
+FlashAttention-2's forward and backward loops, their causal and paper-block variants, the tiled GEMM's and GEMV's
+loop nests, split-KV decoding packed and unpacked) a :class:`~verify.core.Property`
 ``<model>.listing`` holds at a point when
 
 * running the listing's loops and adding up each load and store line's elements
