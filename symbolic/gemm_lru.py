@@ -307,6 +307,13 @@ def _flat_waves(M, N, bases, dt) -> _Waves:
     return v
 
 
+def _below_footprint(capacity, foot, B_M, B_N, B_K, G_M, P) -> BadInput:
+    """The refusal of a capacity below one K-step's footprint (Lemma 2's domain)."""
+    return BadInput("capacity", f"{capacity:,} elements is below one K-step's footprint {foot:,} (B_M = {B_M}, "
+                                f"B_N = {B_N}, B_K = {B_K}, G_M = {G_M}, P = {P}): the LRU would evict inside a "
+                                f"step, which the exact count does not cover")
+
+
 def _count_bases(M, N, K, capacity, bases, nvar, bk) -> list:
     """Exact reads for tilings grouped by base ``(B_M, B_N, G_M, P)`` (rows of ``bases``; ``nvar[j]``
     consecutive entries of ``bk`` are base ``j``'s ``B_K`` values): a value per entry of ``bk``, or a
@@ -337,10 +344,7 @@ def _count_bases(M, N, K, capacity, bases, nvar, bk) -> list:
     for t in range(len(flat_bk)):
         j = base_of[t]
         if foot[t] > capacity:
-            out.append(BadInput("capacity", f"{capacity:,} elements is below one K-step's footprint {int(foot[t]):,} "
-                                            f"(B_M = {bases[j][0]}, B_N = {bases[j][1]}, B_K = {int(flat_bk[t])}, "
-                                            f"G_M = {bases[j][2]}, P = {bases[j][3]}): the LRU would evict inside "
-                                            f"a step, which the exact count does not cover"))
+            out.append(_below_footprint(capacity, int(foot[t]), *bases[j][:2], int(flat_bk[t]), *bases[j][2:]))
         elif no_reuse[t]:
             out.append(K * int(fsum[j]))
         else:
@@ -573,9 +577,7 @@ def lru_reads_by_classes(M: int, N: int, K: int, B_M: int, B_N: int, B_K: int, G
     f = v.f.tolist()
     foot = max(f) * min(bk, K)
     if foot > capacity:
-        raise BadInput("capacity", f"{capacity:,} elements is below one K-step's footprint {foot:,} (B_M = {bm}, "
-                                   f"B_N = {bn}, B_K = {bk}, G_M = {G_M}, P = {P}): the LRU would evict inside a "
-                                   f"step, which the exact count does not cover")
+        raise _below_footprint(capacity, foot, bm, bn, bk, G_M, P)
     no_reuse = wave_reads(M, N, K, bm, bn, G, P)
     if min(f) * (K - bk) > capacity:                   # nothing survives from one wave to the next
         return no_reuse
