@@ -14,6 +14,7 @@ from base import validate
 from base.errors import BadInput
 from symbolic.models.gemm_l2 import ceil_div, compulsory_reads, sum_over_waves, valid_elements, wave_values
 from symbolic.models.gemm_l2 import wave_reads_periodic as wave_reads
+from tuning.l2_estimate import _int_column  # one validator of integer columns
 
 __all__ = ["ESTIMATE_FACTOR", "LOOKBACK_MAX_WAVES", "adjacent_reuse", "lookback_reads", "lookback_reads_many",
            "hbm_reads", "hbm_reads_many"]
@@ -70,17 +71,6 @@ def lookback_reads(M: int, N: int, K: int, B_M: int, B_N: int, G_M: int, P: int,
     ``J_w`` is found by bisection (``f`` grows with the range).  O(W log W) for W waves."""
     M, N, K, B_M, B_N, G_M, P = _check(M, N, K, B_M, B_N, G_M, P)
     return lookback_reads_many(M, N, K, [B_M], [B_N], [G_M], [P], capacity)[0]
-
-
-def _int_column(name, values) -> np.ndarray:
-    a = np.asarray(values)
-    if a.size == 0:
-        return a.astype(np.int64).reshape(0)
-    if a.ndim != 1 or not np.issubdtype(a.dtype, np.integer):
-        raise BadInput(name, f"must be a sequence of positive integers, got {values!r}")
-    if (a < 1).any():
-        raise BadInput(name, f"must be >= 1, got {int(a.min())}")
-    return a.astype(np.int64)
 
 
 #: tilings of at most this many waves are bisected together (one pass per ``_FLAT_WAVES`` waves); longer

@@ -214,9 +214,8 @@ def _wave_elements(M, N, B_M, B_N, G_M, P, reduce):
     if W > EXACT_WAVES_BUDGET:                        # a wave's f is fixed by its neighbourhood: by classes
         G = min(G_M, tm)
         runs = _plan(tm, tn, G, P, EXACT_WAVES_BUDGET)
-        wq = [w0 + i for w0, n, _ in runs for i in range(n)]
-        dt = _dtype(M, N, 1, T, P, 1, B_M + B_N)
-        return int(reduce(np.array(_waves_at(M, N, B_M, B_N, G, P, wq, dt).f.tolist(), dtype=object)))
+        v, _ = _representatives(M, N, B_M, B_N, G, P, runs, _dtype(M, N, 1, T, P, 1, B_M + B_N))
+        return int(reduce(np.array(v.f.tolist(), dtype=object)))
     dt = _dtype(M, N, 1, T, P, 1, B_M + B_N)
     if dt is object:                                  # 0-d object arrays: no product falls back to int64
         M, N, B_M, B_N, G_M, P, tm, tn, T = (np.array(v, dtype=object) for v in (M, N, B_M, B_N, G_M, P, tm, tn, T))
@@ -550,6 +549,12 @@ def _plan(tm: int, tn: int, G: int, P: int, budget: int) -> list:
                        f"hbm_reads_fits <= LRU <= hbm_reads_no_reuse (model gemm.l2)") from None
 
 
+def _representatives(M, N, bm, bn, G, P, runs, dt) -> tuple[_Waves, list[int]]:
+    """The waves of a plan's runs (:func:`_waves_at`) and the multiplicity of each."""
+    wq = [w0 + i for w0, n, _ in runs for i in range(n)]
+    return _waves_at(M, N, bm, bn, G, P, wq, dt), [m for _, n, m in runs for _ in range(n)]
+
+
 def lru_reads_by_classes(M: int, N: int, K: int, B_M: int, B_N: int, B_K: int, G_M: int, P: int, capacity: int,
                          budget: int | None = None) -> int:
     """:func:`lru_reads` for one tiling by :mod:`symbolic.wave_classes`: the reads of the no-reuse rule
@@ -570,10 +575,7 @@ def lru_reads_by_classes(M: int, N: int, K: int, B_M: int, B_N: int, B_K: int, G
     T = tm * tn
     G, P = min(G_M, tm), min(P, T)
     runs = _plan(tm, tn, G, P, budget)
-    wq = [w0 + i for w0, n, _ in runs for i in range(n)]
-    mult = [m for _, n, m in runs for _ in range(n)]
-    dt = _dtype(M, N, K, T, P, capacity, bm + bn)
-    v = _waves_at(M, N, bm, bn, G, P, wq, dt)
+    v, mult = _representatives(M, N, bm, bn, G, P, runs, _dtype(M, N, K, T, P, capacity, bm + bn))
     f = v.f.tolist()
     foot = max(f) * min(bk, K)
     if foot > capacity:

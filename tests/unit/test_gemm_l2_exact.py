@@ -57,14 +57,21 @@ def test_floor_moments_at_huge_sizes():
 
 
 # ------------------------------------------------------------------------------------------ the wave sum
-def brute_wave_reads(M, N, K, bm, bn, group, wave):
-    """The launch order written out; each wave reads each distinct panel's valid part once, K deep."""
-    tm, tn = -(-M // bm), -(-N // bn)
+def written_out_order(tm, tn, group):
+    """The GROUP_M launch order by its definition: groups of ``group`` tile rows, down each column of the
+    group, then across (the oracle's own, not symbolic.models.gemm_l2.tile_of)."""
     order = []
     for first in range(0, tm, group):
         rows = range(first, min(first + group, tm))
         for n in range(tn):
             order.extend((m, n) for m in rows)
+    return order
+
+
+def brute_wave_reads(M, N, K, bm, bn, group, wave):
+    """The launch order written out; each wave reads each distinct panel's valid part once, K deep."""
+    tm, tn = -(-M // bm), -(-N // bn)
+    order = written_out_order(tm, tn, group)
     total = 0
     for s in range(0, len(order), wave):
         rows = {m for m, _ in order[s:s + wave]}
@@ -169,11 +176,7 @@ def lemma3_terms(M, N, K, bm, bn, bk, group, wave, capacity):
     """Lemma 3 term by term: for every chunk and every wave that uses it, the previous wave using it, the
     pids of the two uses and the three footprints, and every K-step tested one by one."""
     tm, tn = -(-M // bm), -(-N // bn)
-    order = []
-    for first in range(0, tm, group):
-        rows = range(first, min(first + group, tm))
-        for n in range(tn):
-            order.extend((m, n) for m in rows)
+    order = written_out_order(tm, tn, group)
     T = len(order)
 
     def f(a, b):                                      # valid elements per unit depth of pids [a, b)
