@@ -10,7 +10,8 @@ and the assumptions for its derived forms.  Everything else is computed from the
 * ``evaluate(**point)`` - exact Python ints/Fractions (:mod:`symbolic.evaluate`),
 * ``evaluate_grid(**arrays)`` - elementwise exact over NumPy arrays (object dtype).
 
-Printing lives in :mod:`symbolic.printing`; ``_repr_latex_`` delegates there.
+A model is plain data: it imports no printer.  The printing layer (:mod:`printing`, above this package)
+renders it, and registers its notebook display with IPython (:func:`printing.notebook.init_printing`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from .asymptotics import UNRESTRICTED, Regime, leading_term, theta
 from .evaluate import compile_exact
 from .params import Param
 
-__all__ = ["Model"]
+__all__ = ["Model", "Evaluation"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,20 +210,11 @@ class Model:
         from .grid import compile_grid
         return {k: compile_grid(v, self.params) for k, v in self.all_quantities.items()}
 
-    # ----------------------------------------------------------------- display
-    def _repr_latex_(self) -> str:
-        from .printing.notebook import model_latex  # printers sit at the edge
-        return model_latex(self)
-
-    def _repr_html_(self) -> str:
-        from .printing.notebook import model_html
-        return model_html(self)
-
-    def at(self, **point):
-        """A worked evaluation at ``point`` (missing parameters take their defaults): in a notebook it shows
-        each formula, the formula with the values substituted, and the exact result
-        (:class:`symbolic.printing.notebook.Evaluation`; ``.values`` holds the numbers)."""
-        from .printing.notebook import Evaluation
+    # ----------------------------------------------------------------- a worked point
+    def at(self, **point) -> "Evaluation":
+        """The model at ``point`` (missing parameters take their defaults), validated and evaluated:
+        an :class:`Evaluation` record.  In a notebook the printing layer shows it as formula, substitution
+        and result once :func:`printing.notebook.init_printing` has registered its formatters."""
         return Evaluation(self, point)
 
     def __repr__(self) -> str:
@@ -233,3 +225,24 @@ def _nearest(name: str, known) -> str:
     import difflib
     near = difflib.get_close_matches(name, list(known), n=3, cutoff=0.5)
     return f"; did you mean {', '.join(near)}?" if near else f" (parameters: {', '.join(known)})"
+
+
+class Evaluation:
+    """A model at one point: ``model``, the validated ``point`` (defaults filled in) and the exact
+    ``values`` of every quantity (``ev["reads"]``).  Data only; :mod:`printing.notebook` displays it."""
+
+    __slots__ = ("model", "point", "values")
+
+    def __init__(self, model: Model, point: Mapping[str, object]):
+        self.model = model
+        self.point = model.check_point(point)          # BadInput naming a bad parameter
+        self.values = model.evaluate(**self.point)
+
+    def __getitem__(self, quantity: str):
+        if quantity not in self.values:
+            self.model[quantity]                       # BadInput naming the quantities
+        return self.values[quantity]
+
+    def __repr__(self) -> str:
+        where = ", ".join(f"{k}={v}" for k, v in self.point.items())
+        return f"Evaluation({self.model.name!r} at {where})"

@@ -6,8 +6,10 @@ attention's ``M`` (on-chip memory) are two parameters of two models, each with i
 a user types the same name that ``show`` prints.
 
 A :class:`Param` *is* a ``sympy.Symbol`` (formulas are written with it directly) whose assumptions
-follow its kind: an integer parameter is a positive integer symbol, a real one a positive real
-symbol, so SymPy may simplify with ``N > 0``.  Validation of a value comes from the parameter
+follow its kind and its least value (tinygrad's ``vmin`` reaching the simplifier): an integer
+parameter with ``least >= 1`` is a positive integer symbol, so SymPy may simplify with ``N > 0``; with
+``least = 0`` it is a nonnegative integer symbol (``Max(R, 1)`` stays ``Max(R, 1)``); with a negative
+``least`` an integer symbol and nothing more.  A real parameter is a positive real symbol.  Validation of a value comes from the parameter
 (:meth:`Param.check`, through the one validator :mod:`base.validate`).  Symbols that only a
 derivation uses (a summation index, the quotient ``t = N / B_r``) are ``sympy.Dummy``.
 """
@@ -32,7 +34,7 @@ class Param(sp.Symbol):
     """
 
     def __new__(cls, name: str, meaning: str = "", *, latex: str | None = None, least=1, integer: bool = True):
-        assumptions = {"integer": True, "positive": True} if integer else {"real": True, "positive": True,
+        assumptions = _assumptions(int(least), integer) if integer else {"real": True, "positive": True,
                                                                            "integer": False}
         obj = sp.Symbol.__xnew__(cls, name, **assumptions)
         obj.meaning = meaning
@@ -64,6 +66,15 @@ class Param(sp.Symbol):
 
     def _latex(self, printer) -> str:   # SymPy's LaTeX printer asks the symbol itself
         return self.latex
+
+
+def _assumptions(least: int, integer: bool) -> dict:
+    """SymPy's assumptions for an integer parameter ``>= least``: the strongest sign that ``least`` proves."""
+    if least >= 1:
+        return {"integer": True, "positive": True}
+    if least == 0:
+        return {"integer": True, "nonnegative": True}
+    return {"integer": True}
 
 
 def _default_latex(name: str) -> str:

@@ -8,20 +8,19 @@ A model is defined in a *formula module* as a module-level :class:`ModelRef` (us
   distribution (a course's or a lab's own package; ``examples/user_model`` is one).
 
 Each such module is imported and every :class:`ModelRef` bound at its top level (alone, or in a
-top-level list or tuple) is a model.  A module that fails to import is an error that names it, never
+top-level list or tuple) is a model (:func:`base.discovery.discover`, the one discovery that checks,
+listings and subcommands use too).  A module that fails to import is an error that names it, never
 a silent skip; two models of one name are an error naming both modules.  Building a model (SymPy work)
 waits until it is first used, so ``tilebound list`` stays cheap.
 """
 
 from __future__ import annotations
 
-import difflib
-import fnmatch
-import importlib
-import pkgutil
 from functools import lru_cache
 from typing import Callable, Iterable
 
+from base import discovery
+from base.discovery import discover, scan_module
 from base.errors import BadInput
 
 __all__ = ["ModelRef", "defines", "get", "names", "summaries", "select", "nearest", "refs", "discover",
@@ -68,45 +67,6 @@ def defines(name: str, summary: str):
     return deco
 
 
-def scan_module(module, kind: type) -> list:
-    """The objects of type ``kind`` bound at the top level of ``module`` (alone, or in a top-level
-    list or tuple), in definition order, each once."""
-    out, seen = [], set()
-    for value in vars(module).values():
-        items = value if isinstance(value, (list, tuple)) else (value,)
-        for item in items:
-            if isinstance(item, kind) and id(item) not in seen:
-                seen.add(id(item))
-                out.append(item)
-    return out
-
-
-def _import(modname: str, where: str):
-    try:
-        return importlib.import_module(modname)
-    except Exception as exc:  # noqa: BLE001  any failure names the module
-        raise BadInput("model", f"{where} module {modname!r} failed to import: {type(exc).__name__}: {exc}") from exc
-
-
-def discover(package: str, group: str, kind: type, what: str) -> dict:
-    """``{name: object}`` of every ``kind`` in the modules of ``package`` and of the entry points of
-    ``group``.  Shared by the model and the check registries."""
-    pkg = _import(package, what)
-    modules = [f"{package}.{m.name}" for m in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name)
-               if not m.name.startswith("_")]
-    from importlib.metadata import entry_points
-    plugins = [(ep.value.split(":")[0], ep.name) for ep in entry_points(group=group)]
-    found: dict = {}
-    where: dict = {}
-    for modname, origin in [(m, m) for m in modules] + plugins:
-        mod = _import(modname, what if origin == modname else f"{what} (entry point {origin!r} of {group})")
-        for obj in scan_module(mod, kind):
-            if obj.name in found and found[obj.name] is not obj:
-                raise BadInput("model", f"two {what}s are named {obj.name!r}: in {where[obj.name]} and {modname}")
-            found[obj.name], where[obj.name] = obj, modname
-    return found
-
-
 @lru_cache(maxsize=None)
 def _refs() -> dict:
     return discover(PACKAGE, ENTRY_POINT_GROUP, ModelRef, "model")
@@ -125,13 +85,11 @@ def summaries() -> list[tuple[str, str]]:
 
 
 def nearest(name: str, n: int = 3) -> list[str]:
-    return difflib.get_close_matches(name, names(), n=n, cutoff=0.3)
+    return discovery.nearest(name, names(), n=n)
 
 
 def _unknown(name: str) -> BadInput:
-    near = nearest(name)
-    hint = f"; did you mean {', '.join(near)}?" if near else f"; known: {', '.join(names())}"
-    return BadInput("model", f"unknown model {name!r}{hint}")
+    return BadInput("model", f"unknown model {name!r}{discovery.did_you_mean(name, names())}")
 
 
 def get(name: str):
@@ -146,29 +104,6 @@ def get(name: str):
 
 
 def select(patterns: str | Iterable[str] | None = None) -> list[str]:
-    """Names selected by a pattern or a list of patterns, in registry order; all for ``None`` or an
-    empty list.  A pattern that is a model's exact name selects that model alone; a glob
-    (``attention.*.causal``) selects what it matches; any other text selects the family it prefixes
-    (``attention.fa1`` -> ``attention.fa1.*``).  A pattern that selects nothing is :class:`BadInput`."""
-    if patterns is None:
-        return names()
-    if isinstance(patterns, str):
-        patterns = [patterns]
-    pats = list(patterns)
-    if not pats:
-        return names()
-    known = names()
-    chosen: set = set()
-    for p in pats:
-        if not isinstance(p, str):
-            raise BadInput("model", f"a model pattern is a string, got {p!r}")
-        if p in known:
-            hits = [p]
-        elif any(c in p for c in "*?["):
-            hits = [n for n in known if fnmatch.fnmatchcase(n, p)]
-        else:
-            hits = [n for n in known if n.startswith(p.rstrip(".") + ".")]
-        if not hits:
-            raise _unknown(p)
-        chosen.update(hits)
-    return [n for n in known if n in chosen]
+    """Model names selected by a pattern or a list of patterns, in registry order (:func:`base.discovery.select`:
+    a name, a glob, or a family prefix; all for ``None``; a pattern selecting nothing is :class:`BadInput`)."""
+    return discovery.select(names(), patterns, "model")

@@ -1,7 +1,7 @@
 """``tilebound`` / ``python -m tilebound``: print bounds, sweep tables, LaTeX notes and plots for any model.
 
 The command line parses the arguments, asks :mod:`tilebound.report` for tables and series, and hands
-them to a printer of :mod:`symbolic.printing`.  Subcommands::
+them to a printer of :mod:`printing`.  Subcommands::
 
     list                                   every model with its one-line summary
     show MODEL [--at N=4096 d=64 ...]      formulas; with --at exact values, bytes and the roofline time
@@ -120,16 +120,16 @@ def cmd_list(args, out) -> int:
         for name, summary in rows:
             out.write(f"{name:<{width}}  {summary}\n")
         return 0
-    from symbolic.printing.tables import Table, render
+    from printing.tables import Table, render
     out.write(render(Table(("model", "summary"), tuple(rows)), args.format) + "\n")
     return 0
 
 
 def cmd_show(args, out) -> int:
     from symbolic.hardware import get_hardware
-    from symbolic.printing.latex import escape, model_to_latex
-    from symbolic.printing.tables import render
-    from symbolic.printing.text import model_to_text
+    from printing.latex import escape, model_to_latex
+    from printing.tables import render
+    from printing.text import model_to_text
 
     from . import report
 
@@ -164,7 +164,7 @@ def cmd_show(args, out) -> int:
 
 
 def cmd_table(args, out) -> int:
-    from symbolic.printing.tables import render
+    from printing.tables import render
 
     from . import report
 
@@ -179,7 +179,7 @@ def cmd_table(args, out) -> int:
 
 
 def cmd_plot(args, out) -> int:
-    from symbolic.printing import plot as plotting
+    from printing import plot as plotting
 
     from . import report
 

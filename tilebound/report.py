@@ -1,9 +1,9 @@
 """The glue between the models and the printers: command-line values, sweep tables, value and
 roofline tables, and the series a plot draws.
 
-A model derives and evaluates (:mod:`symbolic`); a printer formats (:mod:`symbolic.printing`); this
+A model derives and evaluates (:mod:`symbolic`); a printer formats (:mod:`printing`); this
 module asks models for exact values at points and arranges them as
-:class:`~symbolic.printing.tables.Table` records or plot series.  It also reads what a user types:
+:class:`~printing.tables.Table` records or plot series.  It also reads what a user types:
 numbers (``4096``, ``2**12``, ``7/10``, ``1e-9``, all exact), ``--at`` assignments, ``--vary`` sweeps
 and ``--per`` expressions.  A ``--per`` expression is read by a small grammar of its own - numbers,
 the model's parameter names, ``+ - * / ** ^ ( )``, implicit products and the functions ``ceil``,
@@ -389,7 +389,7 @@ def per_expression(model, text: str, quantity: str | None = None):
                                   f"{', '.join(_param_names(model))}") from None
         foreign = foreign_symbols(model, e)
         if foreign:      # e.g. the causal models' asymptotics, taken of their divisible form
-            from symbolic.printing.text import to_text
+            from printing.text import to_text
             raise BadInput("per", f"the {key} of {model.name}'s {q}, {to_text(e)}, is in {', '.join(foreign)}, not "
                                   f"its parameters; give --per as an expression in {', '.join(_param_names(model))}")
         return e
@@ -417,7 +417,7 @@ def _is_bytes(unit: str) -> bool:
 
 def _cell(value, unit: str):
     """Counts stay exact integers; times show in human units (``101 µs``)."""
-    from symbolic.printing.tables import Measure
+    from printing.tables import Measure
     return Measure(value, "s") if unit == "s" else value
 
 
@@ -428,11 +428,11 @@ def _other_quantity(other, main: str) -> str:
 def sweep_table(model, vary: Mapping[str, list], at: Mapping, quantities: Sequence[str] = (),
                 ratios: Sequence = (), pers: Sequence[str] = (), dtype: str | None = None, inverse: bool = False):
     """Evaluate ``model`` (and each model in ``ratios``) over the product of ``vary`` at ``at``; return a
-    :class:`~symbolic.printing.tables.Table` of exact values with ratio columns ``MODEL ÷ OTHER``
+    :class:`~printing.tables.Table` of exact values with ratio columns ``MODEL ÷ OTHER``
     (``OTHER ÷ MODEL`` when ``inverse``) and ``q ÷ EXPR``."""
     from base.dtypes import element_bytes
     from symbolic.evaluate import compile_exact
-    from symbolic.printing.tables import Measure, Table
+    from printing.tables import Measure, Table
 
     if not vary:
         raise BadInput("vary", "give at least one --vary NAME=V1,V2,...")
@@ -485,7 +485,7 @@ def sweep(model, vary: Mapping[str, list], at: Mapping | None = None, **options)
 def values_table(model, pt: Mapping, dtype: str = "fp16"):
     """Exact values of every quantity at ``pt``, in human units, and element counts in bytes."""
     from base.dtypes import element_bytes
-    from symbolic.printing.tables import Exact, Measure, Table
+    from printing.tables import Exact, Measure, Table
 
     nbytes = element_bytes(dtype)
     vals = model.evaluate(**pt)
@@ -527,8 +527,8 @@ def roofline_of(model, pt: Mapping, hw, dtype: str, copies: int = 1):
 
 def roofline_table(rl, hw, dtype: str, copies: int = 1):
     """One row: FLOPs, bytes, both times, the roofline time and which side bounds it."""
-    from symbolic.printing.human import fmt_si
-    from symbolic.printing.tables import Measure, Table
+    from printing.human import fmt_si
+    from printing.tables import Measure, Table
     return Table(("hardware", "FLOPs", "bytes", "compute time", "memory time", "roofline time", "bound by"),
                  ((hw.name, rl.flops, Measure(rl.bytes, "B"), Measure(rl.t_compute, "s"), Measure(rl.t_memory, "s"),
                    Measure(rl.time, "s"), rl.bound),),
@@ -588,9 +588,9 @@ def plot_series(models: Sequence, xkey: str, xs: Sequence, at: Mapping, quantity
     ``(series, xlabel, ylabel, title, notes)``.  Each model gives its formula as a curve (its Θ class in
     the legend), its leading term dashed, and its executor's counts as points (:mod:`tilebound.executed`)."""
     from symbolic.evaluate import compile_exact
-    from symbolic.printing.notation import Theta
-    from symbolic.printing.plot import Series
-    from symbolic.printing.text import to_text
+    from printing.notation import Theta
+    from printing.plot import Series
+    from printing.text import to_text
 
     refuse_overlap(at, {xkey: xs})
     for m in models:

@@ -9,11 +9,9 @@ package :mod:`verify.checks` and every module named by an entry point of the gro
 
 from __future__ import annotations
 
-import fnmatch
 from functools import lru_cache
 
-from base.errors import BadInput
-from symbolic.registry import discover
+from base import discovery
 
 from .core import Check, Property
 
@@ -26,7 +24,7 @@ PACKAGE = "verify.checks"
 
 @lru_cache(maxsize=None)
 def _found() -> dict:
-    return discover(PACKAGE, ENTRY_POINT_GROUP, (Check, Property), "check")
+    return discovery.discover(PACKAGE, ENTRY_POINT_GROUP, (Check, Property), "check")
 
 
 def all_checks() -> list:
@@ -41,22 +39,8 @@ def checks_of(model_name: str) -> list:
 def select(pattern):
     """Checks whose name equals ``pattern``, matches it as a glob, or starts with it as a family
     (``attention.fa1`` -> ``attention.fa1.*``); all for ``None``; a list of patterns selects the checks
-    any of them selects, in registry order.  :class:`BadInput` when a pattern selects none."""
+    any of them selects, in registry order (:func:`base.discovery.select`).  :class:`BadInput` naming
+    ``model`` when a pattern selects none, or is empty (an unset shell variable)."""
     checks = all_checks()
-    if not pattern:
-        return checks
-    if isinstance(pattern, (list, tuple)):
-        chosen = {c.name for p in pattern for c in select(p)}
-        return [c for c in checks if c.name in chosen]
-    exact = [c for c in checks if c.name == pattern]
-    if exact:
-        return exact
-    if any(ch in pattern for ch in "*?["):
-        hits = [c for c in checks if fnmatch.fnmatchcase(c.name, pattern)]
-    else:
-        hits = [c for c in checks if c.name.startswith(pattern.rstrip(".") + ".")]
-    if not hits:
-        import difflib
-        near = difflib.get_close_matches(pattern, [c.name for c in checks], n=3, cutoff=0.3)
-        raise BadInput("model", f"no check matches {pattern!r}" + (f"; did you mean {', '.join(near)}?" if near else ""))
-    return hits
+    chosen = set(discovery.select([c.name for c in checks], pattern, "model"))
+    return [c for c in checks if c.name in chosen]

@@ -1,12 +1,12 @@
 """Course adapter (lecture 1): console helpers the lecture scripts import.
 
-Thin layer over :mod:`symbolic.printing`: tables are rendered by tabulate, quantities by
-:mod:`symbolic.printing.human`.  No logic of its own.
+Thin layer over :mod:`printing`: tables are rendered by tabulate, quantities by
+:mod:`printing.human`.  No logic of its own.
 """
 
 from tabulate import tabulate
 
-from symbolic.printing.human import fmt_bytes, fmt_time  # noqa: F401  (re-exported for the scripts)
+from printing.human import fmt_bytes, fmt_time  # noqa: F401  (re-exported for the scripts)
 
 __all__ = ["fmt_bytes", "fmt_time", "print_header", "print_observations", "print_table"]
 

@@ -324,7 +324,7 @@ def test_latex_standalone_default_sweeps_keep_the_at_values(capsys, toys, tmp_pa
 
 # ------------------------------------------------------------------------------ plot
 def _capture_plot(monkeypatch) -> dict:
-    from symbolic.printing import plot
+    from printing import plot
     drawn: dict = {}
     monkeypatch.setattr(plot, "plot_series", lambda series, **kw: drawn.update({s.label: s for s in series}))
     return drawn

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from symbolic.printing.document import PREAMBLE
+from printing.document import PREAMBLE
 from tilebound import output
 from tilebound.cli import main
 

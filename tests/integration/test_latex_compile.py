@@ -25,8 +25,8 @@ import sympy as sp
 
 from symbolic.model import Model
 from symbolic.params import param
-from symbolic.printing.document import DOCUMENT_HEAD as PREAMBLE
-from symbolic.printing.document import to_document
+from printing.document import DOCUMENT_HEAD as PREAMBLE
+from printing.document import to_document
 from tilebound.cli import main
 
 from toy_models import halo_model
@@ -138,8 +138,8 @@ def test_awkward_text_compiles(pdflatex, tmp_path):
 
 def test_every_glyph_compiles_in_text_and_math(pdflatex, tmp_path):
     """Each character of the one glyph table, escaped as text and as a math label, compiles."""
-    from symbolic.printing.glyphs import GLYPHS
-    from symbolic.printing.latex import escape, math_text
+    from printing.glyphs import GLYPHS
+    from printing.latex import escape, math_text
 
     chars = "".join(sorted(GLYPHS))
     body = f"{escape(chars)}\n\n$${math_text(chars)}$$\n"

@@ -114,7 +114,7 @@ def test_model_quantity_is_the_sum_over_waves():
     for pt in [dict(M=300, N=128, K=10, B_M=256, B_N=128, G_M=1, P=1), dict(M=97, N=61, K=5, B_M=8, B_N=4, G_M=3, P=11)]:
         assert loop(**pt) == registry.get("gemm.l2").evaluate("hbm_reads_no_reuse", **pt) == brute_wave_reads(
             *(pt[k] for k in ("M", "N", "K", "B_M", "B_N", "G_M", "P")))
-    from symbolic.printing.text import to_text
+    from printing.text import to_text
     assert to_text(q).startswith("Σ[w=0..") and str(q).startswith("Sum(")
 
 

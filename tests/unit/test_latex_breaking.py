@@ -15,7 +15,7 @@ import sympy as sp
 
 from symbolic import registry
 from symbolic.params import param
-from symbolic.printing.latex import (BREAK_AT, _MarkingPrinter, break_latex, latex_width, model_to_latex,
+from printing.latex import (BREAK_AT, _MarkingPrinter, break_latex, latex_width, model_to_latex,
                                      to_latex, unmarked)
 
 N, d = param("N"), param("d")

@@ -13,7 +13,7 @@ import sympy as sp
 
 from symbolic import registry
 from symbolic.listings import listing_for, listings
-from symbolic.printing.listing import listing_to_latex
+from printing.listing import listing_to_latex
 
 REQUIRED = ("attention.fa1.fwd", "attention.fa2.fwd", "gemm.tiled",
             "attention.standard.fwd", "attention.standard.bwd",

@@ -11,7 +11,9 @@ import pytest
 
 from base.errors import BadInput
 from symbolic import registry
-from symbolic.printing.notebook import Evaluation, substituted_latex
+from printing.notebook import (evaluation_html, evaluation_latex, evaluation_text, init_printing, model_html,
+                               model_latex, substituted_latex)
+from symbolic.model import Evaluation
 
 
 @pytest.fixture
@@ -20,22 +22,61 @@ def paper():
 
 
 def test_model_shows_its_formulas(paper):
-    tex = paper._repr_latex_()
+    tex = model_latex(paper)
     assert tex.startswith("$$\\begin{aligned}") and tex.endswith("\\end{aligned}$$")
-    html = paper._repr_html_()
+    html = model_html(paper)
     assert "<table>" in html and r"\(N\)" in html and "query rows" in html and "$$\\begin{aligned}" in html
 
 
-def test_at_is_a_rich_display_not_a_string(paper):
+def test_at_is_a_record_not_a_display(paper):
+    """The model layer holds data only: no ``_repr_*`` on a model or an evaluation; the printing layer renders."""
     ev = paper.at(N=4096, d=64, M=51200)
     assert isinstance(ev, Evaluation) and not isinstance(ev, str)
-    assert hasattr(ev, "_repr_latex_") and hasattr(ev, "_repr_html_")
+    for obj in (paper, ev):
+        assert not hasattr(obj, "_repr_latex_") and not hasattr(obj, "_repr_html_")
     assert ev["reads"] == 11_706_368 and ev.values["reads"] == 11_706_368
+    assert evaluation_html(ev).startswith("<div>$$")
+
+
+class _Formatter:
+    def __init__(self):
+        self.types = {}
+
+    def for_type(self, typ, func):
+        self.types[typ] = func
+
+
+class _Shell:
+    """IPython's shell as ``init_printing`` sees it: ``display_formatter.formatters[mime].for_type``."""
+
+    def __init__(self):
+        self.display_formatter = type("DF", (), {})()
+        self.display_formatter.formatters = {m: _Formatter() for m in ("text/latex", "text/html", "text/plain")}
+
+
+def test_init_printing_registers_the_displays(paper):
+    from symbolic.model import Model
+    shell = _Shell()
+    assert init_printing(shell) is True
+    f = shell.display_formatter.formatters
+    assert f["text/latex"].types[Model](paper) == model_latex(paper)
+    ev = paper.at()
+    assert f["text/latex"].types[Evaluation](ev) == evaluation_latex(ev)
+    assert Evaluation in f["text/plain"].types and Model in f["text/html"].types
+
+
+def test_init_printing_outside_ipython_registers_nothing():
+    import sys
+    if "IPython" in sys.modules:
+        from IPython import get_ipython
+        if get_ipython() is not None:
+            pytest.skip("running inside IPython")
+    assert init_printing() is False
 
 
 def test_formula_then_substituted_then_result(paper):
     """As handcalcs sets a calculation: the reads row, then the same with the numbers in, then the value."""
-    rows = paper.at(N=4096, d=64, M=51200)._repr_latex_().splitlines()
+    rows = evaluation_latex(paper.at(N=4096, d=64, M=51200)).splitlines()
     k = next(i for i, r in enumerate(rows) if r.startswith(r"\text{reads} &= "))
     assert rows[k].startswith(r"\text{reads} &= 2 N d + N \left(2 d + 2\right)")
     assert rows[k + 1].startswith(r"&= 2 \cdot 4096 \cdot 64 + 4096 \left(2 \cdot 64 + 2\right)")
@@ -44,7 +85,7 @@ def test_formula_then_substituted_then_result(paper):
 
 
 def test_the_point_is_in_the_heading_in_math(paper):
-    head = paper.at(N=4096, d=64, M=51200)._repr_latex_().splitlines()[1]
+    head = evaluation_latex(paper.at(N=4096, d=64, M=51200)).splitlines()[1]
     assert head == r"&\text{attention.fa1.fwd.paper at } N = 4096, d = 64, M = 51200\text{:} \\"
 
 
@@ -57,7 +98,7 @@ def test_missing_parameters_take_defaults_and_bad_ones_are_refused(paper):
 
 
 def test_plain_repr_for_a_terminal(paper):
-    text = repr(paper.at())
+    text = evaluation_text(paper.at())
     assert text.splitlines()[0] == "attention.fa1.fwd.paper at N=4096, d=64, M=51200:"
     assert "reads = " in text and "= 11,706,368 elements" in text
 

@@ -6,10 +6,11 @@ import pytest
 import sympy as sp
 
 from symbolic.params import param
-from symbolic.printing.glyphs import GLYPHS, SUPERSCRIPTS
-from symbolic.printing.latex import TileboundLatexPrinter, escape, math_text, model_to_latex, to_latex
-from symbolic.printing.notation import Omega, Theta
-from symbolic.printing.text import ascii_text
+from printing.glyphs import GLYPHS, SUPERSCRIPTS
+from printing.notebook import model_latex
+from printing.latex import TileboundLatexPrinter, escape, math_text, model_to_latex, to_latex
+from printing.notation import Omega, Theta
+from printing.text import ascii_text
 
 from toy_models import halo_model
 
@@ -90,7 +91,7 @@ def test_model_align():
 
 
 def test_model_aligned_for_notebooks():
-    tex = halo_model()._repr_latex_()
+    tex = model_latex(halo_model())
     assert tex.startswith("$$\\begin{aligned}\n") and tex.endswith("\\end{aligned}$$")
     assert r"\intertext" not in tex                      # not allowed inside aligned
     assert r"&\text{asymptotics of total, when } B \le N\text{:} \\" in tex
@@ -130,7 +131,7 @@ def test_notebook_text_has_no_text_mode_escapes():
     from symbolic.model import Model
     m = Model(name="toy.q", summary="s", quantities={"t_compute": N, "max_bytes_%": 2 * N}, params=(N,),
               lower_bounds={"Omega(N^2) from {a paper}, 100% sure": N})
-    tex = m._repr_latex_()
+    tex = model_latex(m)
     texts = re.findall(r"\\text\{([^{}]*)\}", tex)
     assert texts and all("\\" not in t and "_" not in t and "%" not in t for t in texts)
 
@@ -139,7 +140,7 @@ def test_wide_sums_break_between_terms():
     """A sum wider than BREAK_AT text characters continues on ``&\\quad + ...`` lines, each one term or more,
     and the label and unit appear once."""
     from symbolic.model import Model
-    from symbolic.printing.latex import BREAK_AT
+    from printing.latex import BREAK_AT
 
     wide = sum(N**i * d**(20 - i) for i in range(21))          # 21 terms of ~8 characters each
     m = Model(name="toy.wide", summary="s", quantities={"reads": wide, "writes": N}, params=(N, d))
@@ -176,7 +177,7 @@ def test_a_term_too_wide_for_the_page_breaks_as_math():
     assert sum(body.count(rf"\left(N + {i}\right)") for i in range(1, 51)) == 50
     assert r"\intertext{asymptotics of reads (all sizes $\ge 1$):}" in rows
     assert r"\text{reads} &\sim N^{50}" in body
-    aligned = m._repr_latex_()
+    aligned = model_latex(m)
     assert r"&\quad \cdot \left(N + " in aligned and r"\intertext" not in aligned
 
 
@@ -235,10 +236,10 @@ def test_every_registered_model_prints_without_code_points(toys):
     """What every model prints (formulas, summary, source, notes, regime) is in the glyph table: the
     notes (escape), a notebook (math_text inside aligned) and an ASCII terminal agree."""
     from symbolic import registry
-    from symbolic.printing.text import model_to_text
+    from printing.text import model_to_text
 
     for name in registry.names():
         m = registry.get(name)
         text = model_to_text(m)
-        for out in (escape(text), m._repr_latex_(), model_to_text(m, unicode=False)):
+        for out in (escape(text), model_latex(m), model_to_text(m, unicode=False)):
             assert "[U+" not in out, (name, [ln for ln in out.splitlines() if "[U+" in ln][:3])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from symbolic.params import param
-from symbolic.printing.prose import prose, prose_math, segments
+from printing.prose import prose, prose_math, segments
 
 N, Nk, d, M = param("N"), param("N_k", latex="N_k"), param("d"), param("M")
 Br, Bc = param("B_r", latex="B_r"), param("B_c", latex="B_c")

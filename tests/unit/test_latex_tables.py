@@ -8,7 +8,7 @@ from fractions import Fraction
 import sympy as sp
 
 from symbolic.params import param
-from symbolic.printing.tables import Exact, Measure, Table, render, render_latex
+from printing.tables import Exact, Measure, Table, render, render_latex
 
 N, d, M = param("N"), param("d"), param("M")
 Nk = param("N_k", latex="N_k")

@@ -21,7 +21,7 @@ from numeric.gemv import run_gemv
 from symbolic import registry
 from symbolic.evaluate import compile_exact
 from symbolic.listings import listing_for
-from symbolic.printing.listing import listing_to_latex
+from printing.listing import listing_to_latex
 
 DECODE = ("decode.packed", "decode.unpacked")
 SHAPE = ("B", "H", "H_kv", "L_q", "N_k", "d", "d_v", "B_n", "S")

@@ -8,8 +8,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from symbolic.params import param
-from symbolic.printing.notation import Omega, Theta
-from symbolic.printing.text import TextPrinter, ascii_text, model_to_text, to_text
+from printing.notation import Omega, Theta
+from printing.text import TextPrinter, ascii_text, model_to_text, to_text
 
 from toy_models import halo_model
 

@@ -10,7 +10,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from symbolic.params import param
-from symbolic.printing.tables import Exact, Measure, Table, format_cell, render
+from printing.tables import Exact, Measure, Table, format_cell, render
 
 N, d, M = param("N"), param("d"), param("M")
 

@@ -11,7 +11,7 @@ r"""``tilebound latex``: LaTeX of models for lecture notes.
     tilebound latex --preamble                   the packages a fragment needs
 
 Figures are matplotlib's PGF (vector), drawn from :func:`tilebound.report.plot_series` (the formula, its
-leading term dashed, the model's executor's counts as points) by :func:`symbolic.printing.plot.plot_series`;
+leading term dashed, the model's executor's counts as points) by :func:`printing.plot.plot_series`;
 they need the plot extra and pdflatex (matplotlib's PGF backend measures text with it).  Without them the
 notes say how to get figures.  Files go through :mod:`tilebound.output` (atomic, marked as tilebound's,
 never over a file tilebound did not write unless ``--force``).
@@ -51,7 +51,7 @@ def add_parser(sub) -> None:
 
 
 def run(args, out) -> int:
-    from symbolic.printing.document import PREAMBLE
+    from printing.document import PREAMBLE
 
     from .. import output
 
@@ -73,11 +73,11 @@ def run(args, out) -> int:
     if args.split is not None:
         return _write_split(folder, entries, args.force, out)
     if args.standalone:
-        from symbolic.printing.document import to_document
+        from printing.document import to_document
         text = to_document(entries, title=args.title, notes=tuple(notes))
     else:
-        from symbolic.printing.latex import model_to_latex
-        from symbolic.printing.tables import render_latex
+        from printing.latex import model_to_latex
+        from printing.tables import render_latex
         chunks = []
         for e in entries:
             chunks.append(f"% {e.model.name}\n{model_to_latex(e.model, 'align')}")
@@ -93,7 +93,7 @@ def run(args, out) -> int:
 # ----------------------------------------------------------------------------------- the entries
 def _entries(args, rich: bool):
     """The models with their tables, listings and figures; and notes for the document's introduction."""
-    from symbolic.printing.document import FIGURE_NOTE, ModelEntry
+    from printing.document import FIGURE_NOTE, ModelEntry
 
     from .. import report
     from ..cli import _models
@@ -139,13 +139,13 @@ _KINDS = {"line": "formula", "dashed": "leading term", "points": "executed"}
 
 def _figure(model, sweep, at) -> tuple[str, str]:
     """``(PGF picture, caption)`` of ``model`` over its one-parameter ``sweep``: the series of
-    :func:`tilebound.report.plot_series`, labelled in LaTeX, drawn by :func:`symbolic.printing.plot.plot_series`."""
+    :func:`tilebound.report.plot_series`, labelled in LaTeX, drawn by :func:`printing.plot.plot_series`."""
     import tempfile
 
     import matplotlib
 
-    from symbolic.printing import plot as plotting
-    from symbolic.printing.prose import prose
+    from printing import plot as plotting
+    from printing.prose import prose
 
     from .. import report
 
@@ -198,7 +198,7 @@ def _fragment_path(folder: str, name: str) -> str:
 
 
 def _write_split(folder: str, entries, force: bool, out) -> int:
-    from symbolic.printing.document import fragments
+    from printing.document import fragments
 
     from .. import output
 

@@ -57,10 +57,10 @@ def _point(at: dict, time_model) -> tuple[dict, dict]:
 
 
 def splits_table(gpu_name: str, at: dict):
-    """The table ``tilebound splits`` prints (a :class:`symbolic.printing.tables.Table`)."""
+    """The table ``tilebound splits`` prints (a :class:`printing.tables.Table`)."""
     from symbolic.hardware import H100, LOADED_HBM_LATENCY, UNLOADED_L2_LATENCY_CLK, get_hardware
     from symbolic.models.decode import decode_packed, decode_time
-    from symbolic.printing.tables import Measure, Table
+    from printing.tables import Measure, Table
     from tuning.splits import RULES, choose_all
 
     try:
@@ -102,7 +102,7 @@ def splits_table(gpu_name: str, at: dict):
 
 
 def run(args, out) -> int:
-    from symbolic.printing.tables import render
+    from printing.tables import render
 
     from ..cli import _target
     from ..report import parse_assignments

@@ -110,13 +110,13 @@ def _evals(t: tuple, budget: int) -> str:
 
 
 def _render(table, fmt: str, out) -> None:
-    from symbolic.printing.tables import render
+    from printing.tables import render
     out.write(render(table, fmt) + "\n")
 
 
 # ------------------------------------------------------------------------------------------- scores
 def _score_tables(scores: list, title: str):
-    from symbolic.printing.tables import Table
+    from printing.tables import Table
     budget = scores[0].budget
     rows = [(s.strategy, s.runs, _q(s.ratio), _q(s.score, "{:.2f}"), _q(s.score_mean, "{:.2f}"),
              _evals(s.evals_to, budget), f"{s.reached:.0%}", f"{s.overhead_s * 1e3:.1f} ms") for s in scores]
@@ -148,7 +148,7 @@ def _run_scores(args, out) -> int:
                                 "give fewer, or raise --max-runs")
     plot_path = None
     if args.plot is not None:
-        from symbolic.printing.plot import check_image_path
+        from printing.plot import check_image_path
 
         from tilebound.output import check_path
         check_path(args.plot, args.force)
@@ -242,7 +242,7 @@ def _check_extra(name: str) -> None:
 def _plot(path: str, groups: dict, shapes: tuple, label: str, force: bool) -> None:
     import numpy as np
 
-    from symbolic.printing.plot import require_matplotlib
+    from printing.plot import require_matplotlib
 
     from tilebound.output import image_metadata, write_with
 
@@ -298,7 +298,7 @@ def _plot(path: str, groups: dict, shapes: tuple, label: str, force: bool) -> No
 
 # ------------------------------------------------------------------------------------------- buckets
 def _run_buckets(args, out) -> int:
-    from symbolic.printing.tables import Table
+    from printing.tables import Table
     from tuning.buckets import SCHEMES, bucket_study, summarize_buckets
     from tuning.learned import gpu_constants
 
@@ -327,7 +327,7 @@ def _run_buckets(args, out) -> int:
 def _run_learned(args, out) -> int:
     import numpy as np
 
-    from symbolic.printing.tables import Table
+    from printing.tables import Table
     from tuning.learned import gpu_constants, rank_quality, train
     from tuning.shapes import COURSE_SHAPES, LLM_SCORE_SHAPES
 

@@ -1,9 +1,9 @@
 r"""LaTeX of models for lecture notes: a complete document, or fragments to ``\input`` in one's own.
 
 A model's LaTeX (:func:`model_fragment`) is its summary, source, parameters with their meanings, notes
-and its formulas as an ``align*`` environment (:func:`~symbolic.printing.latex.model_to_latex`), every
+and its formulas as an ``align*`` environment (:func:`~printing.latex.model_to_latex`), every
 piece of prose with its math set as math (:mod:`.prose`).  A sweep table is a siunitx/booktabs table
-(:func:`~symbolic.printing.tables.render_latex`), an algorithm listing an ``algorithm`` float
+(:func:`~printing.tables.render_latex`), an algorithm listing an ``algorithm`` float
 (:mod:`.listing`), a figure a ``figure`` float around PGF drawn by matplotlib (made by the command line,
 which has the sweeps and executed points, and handed in as LaTeX).
 

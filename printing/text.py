@@ -6,9 +6,9 @@ option raises ``TypeError``) and returns strings.  With ``unicode=False`` the sa
 plain ASCII (``ceil(N/B_c)``, ``N^2``) for terminals that cannot show ⌈ ⌉.
 
 ``to_text(expr)`` returns the string; ``print_text(expr)`` prints it.  ``model_to_text(model)`` renders
-the sections of :func:`symbolic.printing.content.model_sections`.  ``ascii_text`` spells the prose's
+the sections of :func:`printing.content.model_sections`.  ``ascii_text`` spells the prose's
 Unicode (``≈``, ``µs``, ``÷``, ``N²``) in ASCII for a terminal that cannot show it.  Every character
-in both styles comes from the one glyph table, :mod:`symbolic.printing.glyphs`; a parameter prints as
+in both styles comes from the one glyph table, :mod:`printing.glyphs`; a parameter prints as
 its own name (``Param.name``, what a user types).
 """
 

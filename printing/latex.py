@@ -18,7 +18,7 @@ from sympy.printing.latex import LatexPrinter
 
 from base.errors import BadInput
 
-from ..params import Param
+from symbolic.params import Param
 from .glyphs import GLYPHS as GLYPH_TABLE
 from .glyphs import RELATIONS as GLYPH_RELATIONS
 from .glyphs import Superscript, pieces, relation, tex_math, tex_text

@@ -1,7 +1,7 @@
 """Printers: expressions and values in, strings out.  Nothing here computes a cost.
 
 The modules, in pipeline order (import the one you need; this package imports none of them, so that
-``symbolic.printing.human`` stays cheap for the course scripts):
+``printing.human`` stays cheap for the course scripts):
 
 * :mod:`.glyphs` - the one glyph table: each non-ASCII character in Unicode, ASCII, LaTeX math and text.
 * :mod:`.notation` - ``Theta`` / ``Omega``, display-only SymPy functions.

@@ -12,7 +12,7 @@ the decimal point with digit groups (``12,320,768``) and its format measured fro
 ``units`` sit in a header row of their own; headers, caption and notes are prose with their math as math
 (:mod:`.prose`: the caption ``at N_k = 4096, d = 64`` reads ``at $N_k = 4096$, $d = 64$``, in the
 parameters' own LaTeX forms when ``params`` are given).  Expressions are ``$…$`` math, other text is
-escaped.  The packages: booktabs and siunitx (:data:`symbolic.printing.document.PREAMBLE`).
+escaped.  The packages: booktabs and siunitx (:data:`printing.document.PREAMBLE`).
 """
 
 from __future__ import annotations
@@ -305,7 +305,7 @@ _PAD = 2.5
 
 
 def _cell_width(tex: str) -> float:
-    """Rough printed width of a cell: math and text by :func:`~symbolic.printing.latex.latex_width`, an S cell's
+    """Rough printed width of a cell: math and text by :func:`~printing.latex.latex_width`, an S cell's
     digits with their group separators."""
     from .latex import latex_width
     t = tex.strip()
