@@ -20,7 +20,7 @@ from typing import Optional
 
 from .errors import BadInput
 
-__all__ = ["integer", "real", "positive_int", "time", "real_array", "budget", "FLOAT_EXACT_LIMIT"]
+__all__ = ["integer", "real", "positive_int", "time", "real_array", "flag", "seed", "budget", "FLOAT_EXACT_LIMIT"]
 
 #: beyond this magnitude a float no longer holds every integer exactly
 FLOAT_EXACT_LIMIT = 2 ** 53
@@ -117,13 +117,31 @@ def time(name: str, value, least: float = 0.0, strict: bool = True) -> float:
 
 
 def real_array(name: str, array):
-    """``array`` as a NumPy float or integer array; complex, object, string and boolean arrays are
-    refused (a complex input would lose its imaginary part with only a warning)."""
+    """``array`` as a NumPy float64 array: float arrays as they are (float32, float16 widened), integer
+    arrays (int8, uint8, ...) converted, so that products never wrap around in the array's own type;
+    an integer array with a value beyond 2**53 (not exact as a float), and complex, object, string and
+    boolean arrays are refused (a complex input would lose its imaginary part with only a warning)."""
     import numpy as np
     a = np.asarray(array)
     if a.dtype.kind not in "fiu":
         raise BadInput(name, f"must be a real (float or integer) array, got dtype {a.dtype}")
-    return a
+    if a.dtype.kind in "iu" and a.size and max(int(a.max()), -int(a.min())) >= FLOAT_EXACT_LIMIT:
+        raise BadInput(name, f"holds integers beyond 2**53, which float64 arithmetic cannot hold exactly")
+    return a.astype(np.float64, copy=False)
+
+
+def flag(name: str, value) -> bool:
+    """``value`` when it is a ``bool`` (NumPy's ``bool_`` too); anything else - ``'False'``, ``0``, ``None`` - is
+    refused, because a truthy string would silently switch the flag on."""
+    import numpy as np
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise BadInput(name, f"must be True or False, got {value!r}")
+
+
+def seed(name: str, value) -> int:
+    """A random seed: an int ``>= 0`` (what ``numpy.random.default_rng`` takes), named when it is not."""
+    return integer(name, value, least=0)
 
 
 def budget(name: str, work: int, limit, what: str, keyword: str, remedy: str = "") -> int:

@@ -81,7 +81,8 @@ class Backward(NamedTuple):
 # ------------------------------------------------------------------------------------- validation
 def _shapes(Q, K, V, causal):
     """``(N, Nk, d)`` of the operands (arrays, or shape tuples in count-only mode); :class:`BadInput`
-    naming the operand whose shape is wrong."""
+    naming the operand whose shape is wrong (and ``causal`` when it is not a bool: ``'False'`` is truthy)."""
+    causal = validate.flag("causal", causal)
     qs, ks, vs = (tuple(np.shape(x)) if not isinstance(x, tuple) else x for x in (Q, K, V))
     for name, s in (("Q", qs), ("K", ks), ("V", vs)):
         if len(s) != 2:
@@ -423,6 +424,7 @@ def count_flash_backward(N, Nk, d, Br, Bc, causal=False, *, max_steps=MAX_STEPS)
 # ------------------------------------------------------------------------------------- reference
 def reference_attention(Q, K, V, causal=False):
     """Plain ``softmax(Q K^T / sqrt(d)) V`` in one shot (no tiling, no counting): the oracle."""
+    validate.flag("causal", causal)
     Q, K, V = _arrays(Q=Q, K=K, V=V)
     N, Nk, d = _shapes(Q, K, V, causal)
     S = (Q @ K.T) / math.sqrt(d)
@@ -435,6 +437,7 @@ def reference_attention(Q, K, V, causal=False):
 
 def reference_attention_grads(Q, K, V, dO, causal=False):
     """Gradients of ``<dO, attention(Q, K, V)>`` by the textbook formulas, in one shot."""
+    validate.flag("causal", causal)
     Q, K, V, dO = _arrays(Q=Q, K=K, V=V, dO=dO)
     d = Q.shape[1]
     O, P = reference_attention(Q, K, V, causal)

@@ -139,6 +139,8 @@ def _pages(pages, lengths: list, P: int, seed: int) -> list:
         raise BadInput("pages", f"one page list per sequence ({len(lengths)}), got {pages!r:.80}")
     out, seen = [], {}
     for b, (lst, n) in enumerate(zip(pages, lengths)):
+        if isinstance(lst, (str, bytes)) or not hasattr(lst, "__len__"):
+            raise BadInput("pages", f"sequence {b}: a list of page ids, got {lst!r:.80}")
         ids = [validate.integer("pages", p, least=0) for p in lst]
         need = _ceil(n, P)
         if len(ids) < need:
@@ -153,10 +155,22 @@ def _pages(pages, lengths: list, P: int, seed: int) -> list:
     return out
 
 
+def _compact(table: list) -> list:
+    """The block table renumbered onto ``0 .. m-1`` (``m`` distinct pages, in id order): the pool that
+    real mode draws at random is sparse in the ids a user gave, so it holds only the pages listed."""
+    order = {p: i for i, p in enumerate(sorted({p for lst in table for p in lst}))}
+    return [[order[p] for p in lst] for lst in table]
+
+
 def _geometry(n: int, B_n: int, P: Optional[int]):
     """The key blocks of one sequence of ``n`` keys: prefix sums of their valid rows and (paged) of the
     pages each touches, so that blocks ``[j0, j1)`` hold ``rows[j1] - rows[j0]`` keys."""
-    starts = np.arange(0, n, B_n, dtype=np.int64)
+    # int64 holds every position only while n + B_n + P stays below 2**62; beyond, Python ints (object
+    # arrays: the block count is bounded by max_blocks either way), so nothing wraps around near 2**63
+    if n + B_n + (P or 0) < 2 ** 62:
+        starts = np.arange(0, n, B_n, dtype=np.int64)
+    else:
+        starts = np.array(range(0, n, B_n), dtype=object)
     ends = np.minimum(starts + B_n, n)
     rows = np.concatenate(([0], np.cumsum(ends - starts)))
     if P is None:
@@ -181,14 +195,12 @@ def run_decode(B: int, H: int, H_kv: int, L_q: int, N_k, d: int, d_v: int, B_n: 
     d, d_v, B_n, S = (validate.positive_int(n, x) for n, x in (("d", d), ("d_v", d_v), ("B_n", B_n), ("S", S)))
     if H % H_kv:
         raise BadInput("H_kv", f"must divide H (g = H/H_kv query heads share a KV head), got H={H}, H_kv={H_kv}")
-    for name, flag in (("packed", packed), ("real", real)):
-        if not isinstance(flag, bool):
-            raise BadInput(name, f"must be True or False, got {flag!r}")
+    packed, real = validate.flag("packed", packed), validate.flag("real", real)
     element_bytes(dtype)
     max_elements, max_ctas, max_blocks = (validate.positive_int(n, x) for n, x in
                                           (("max_elements", max_elements), ("max_ctas", max_ctas),
                                            ("max_blocks", max_blocks)))
-    seed = validate.integer("seed", seed, least=0)
+    seed = validate.seed("seed", seed)
     lens = _lengths(B, N_k, lengths)
     if P is not None:
         P = validate.positive_int("P", P)
@@ -212,6 +224,8 @@ def run_decode(B: int, H: int, H_kv: int, L_q: int, N_k, d: int, d_v: int, B_n: 
     table = _pages(pages, lens, P, seed) if P is not None else None
 
     if real:
+        if table is not None and (k is None or v is None):
+            table = _compact(table)       # a random pool holds the listed pages only: page 10**9 costs nothing
         q, k, v = _arrays(B, H, H_kv, L_q, d, d_v, P, lens, table, q, k, v, seed)
         O = np.empty((B, H, L_q, d_v))
         LSE = np.empty((B, H, L_q))

@@ -202,8 +202,8 @@ def run_gemm(M: int, N: int, K: int, BM: int, BN: int, BK: int, group: int = 1, 
     (:data:`MAX_ELEMENTS`), are refused with :class:`~base.errors.BadInput` naming the parameter."""
     M, N, K = positive_int("M", M), positive_int("N", N), positive_int("K", K)
     BM, BN, BK = positive_int("BM", BM), positive_int("BN", BN), positive_int("BK", BK)
-    if not isinstance(real, (bool, np.bool_)):
-        raise BadInput("real", f"must be True or False, got {real!r}")
+    real = validate.flag("real", real)
+    seed = validate.seed("seed", seed)
     if not real and (A is not None or B is not None):
         raise BadInput("A" if A is not None else "B", "given arrays need real=True (shape-only mode has no data)")
     _steps_budget(M, N, K, BM, BN, BK, max_steps)

@@ -82,8 +82,7 @@ def run_gemv(M: int, K: int, B_M: int, B_K: int, *, real: bool = False, A=None, 
     B_M, B_K = validate.positive_int("B_M", B_M), validate.positive_int("B_K", B_K)
     max_elements = validate.positive_int("max_elements", max_elements)
     max_steps = validate.positive_int("max_steps", max_steps)
-    if not isinstance(real, bool):
-        raise BadInput("real", f"must be True or False, got {real!r}")
+    real = validate.flag("real", real)
     if not real and (A is not None or x is not None):
         raise BadInput("A" if A is not None else "x", "given arrays need real=True (count-only mode has no data)")
     steps = _budget(M, K, B_M, B_K, real, max_elements, max_steps)

@@ -22,7 +22,7 @@ import numpy as np
 
 from base import validate
 
-from .pipeline import draw_latencies
+from .pipeline import draw_latencies, finite_span
 
 __all__ = ["LittleRun", "simulate_requests", "MAX_REQUESTS"]
 
@@ -69,8 +69,15 @@ def simulate_requests(n: int, request_bytes: float, bandwidth: float, latency: f
     latency = validate.time("latency", latency)
     jitter = validate.time("jitter", jitter, strict=False)
 
+    lat = draw_latencies(n, latency, jitter, seed)
+    if not np.isfinite(n * request_bytes / bandwidth):       # issue times (and bytes in flight) overflow
+        finite_span(float("inf"), request_bytes=request_bytes) if request_bytes >= 1 else \
+            finite_span(float("inf"), bandwidth=bandwidth)
+    with np.errstate(over="ignore"):
+        bound = n * (request_bytes / bandwidth) + float(lat.sum())
+    finite_span(bound, latency=latency)
     issue = np.arange(n, dtype=float) * (request_bytes / bandwidth)
-    complete = issue + draw_latencies(n, latency, jitter, seed)
+    complete = issue + lat
 
     times = np.concatenate([issue, complete])
     delta = np.concatenate([np.full(n, request_bytes), np.full(n, -request_bytes)])

@@ -21,6 +21,8 @@ import numpy as np
 
 from base import validate
 
+from .pipeline import finite_span
+
 __all__ = ["PingPongRun", "simulate_pingpong", "MAX_TILES"]
 
 #: at most this many tiles per run (three heap events each, about 5 us: 5 s); ``max_tiles=``
@@ -60,6 +62,7 @@ def simulate_pingpong(n_tiles: int, t_mma: float, t_exp: float, warpgroups: int 
     warpgroups = validate.integer("warpgroups", warpgroups)
     t_mma = validate.time("t_mma", t_mma)
     t_exp = validate.time("t_exp", t_exp)
+    finite_span(n_tiles * (t_mma + t_exp), t_mma=t_mma, t_exp=t_exp)
 
     mma_start = np.full(n_tiles, np.nan)
     exp_start = np.full(n_tiles, np.nan)

@@ -32,7 +32,7 @@ import numpy as np
 from base import validate
 from base.errors import BadInput
 
-__all__ = ["PipelineRun", "simulate", "draw_latencies", "MAX_TILES"]
+__all__ = ["PipelineRun", "simulate", "draw_latencies", "finite_span", "MAX_TILES"]
 
 #: at most this many tiles per run (about 0.5 us and 100 bytes each: 2 s and 400 MB); ``max_tiles=``
 MAX_TILES = 1 << 22
@@ -40,10 +40,21 @@ MAX_TILES = 1 << 22
 
 def draw_latencies(n: int, latency: float, jitter: float, seed) -> np.ndarray:
     """Per-load latencies: ``latency`` plus an exponential extra of mean ``jitter * latency``."""
+    seed = validate.seed("seed", seed)
     if jitter == 0:
         return np.full(n, latency)
     rng = np.random.default_rng(seed)
     return latency + rng.exponential(jitter * latency, size=n)
+
+
+def finite_span(bound: float, **times) -> None:
+    """Refuse a run whose event times could overflow float64: ``bound`` is an upper bound of its last
+    event (every step done one after another).  A finite input whose sum is ``inf`` would give an infinite
+    makespan silently; :class:`~base.errors.BadInput` names the largest of ``times`` instead."""
+    if not np.isfinite(bound):
+        name = max(times, key=lambda k: times[k])
+        raise BadInput(name, f"{times[name]!r} makes the simulated times overflow float64 (their sum exceeds "
+                             f"{np.finfo(float).max:.3g}); give smaller times, in other units")
 
 
 @dataclass(frozen=True, eq=False)
@@ -126,10 +137,12 @@ def simulate(n: int, t_comp: float, t_x: float, latency: float, stages: int, *, 
     latency = validate.time("latency", latency)
     jitter = validate.time("jitter", jitter, strict=False)
     tile_bytes = validate.time("tile_bytes", tile_bytes)
-    if not isinstance(issue_ahead, (bool, np.bool_)):
-        raise BadInput("issue_ahead", f"must be True or False, got {issue_ahead!r}")
+    issue_ahead = validate.flag("issue_ahead", issue_ahead)
 
     lat = draw_latencies(n, latency, jitter, seed)
+    with np.errstate(over="ignore"):
+        bound = float(lat.sum()) + n * (t_x + t_comp)
+    finite_span(bound, t_comp=t_comp, t_x=t_x, latency=latency)
     lat_list = lat.tolist()
     issue = [0.0] * n
     arrive = [0.0] * n
