@@ -42,10 +42,21 @@ from base.errors import BadInput
 
 __all__ = ["fa2_num_splits_heuristic", "fa2_efficiencies", "fa2_split_eligible", "fa2_block_n", "fa2_num_splits",
            "fa3_num_splits_heuristic", "fa3_tile_size", "fa3_num_splits", "flashinfer_min_pages_per_chunk",
-           "flashinfer_num_splits", "vllm_num_splits", "VLLM_PARTITION_SIZE", "FA3_L2_BYTES", "Rule", "RULES",
+           "flashinfer_num_splits", "flashinfer_num_splits_uniform", "vllm_num_splits", "VLLM_PARTITION_SIZE", "FA3_L2_BYTES", "Rule", "RULES",
            "choose_all"]
 
 _F32 = np.float32
+#: the kernels hold these counts in a C++ ``int`` (FA2's ``Flash_fwd_params``: ``int b, h, seqlen_k``;
+#: ``num_splits_heuristic(int batch_nheads_mblocks, int num_SMs, int num_n_blocks, int max_splits)``,
+#: flash_api.cpp:281): a shape beyond it is not one the kernel can run, so it is refused, not extrapolated
+INT32_MAX = 2 ** 31 - 1
+
+
+def _int32(name: str, value: int, what: str) -> int:
+    if value > INT32_MAX:
+        raise BadInput(name, f"{what} = {value:,} exceeds the kernel's 32-bit int ({INT32_MAX:,}); "
+                             f"the rule has no answer there")
+    return value
 
 
 def _ceildiv(a: int, b: int) -> int:
@@ -109,9 +120,11 @@ def fa2_num_splits(B: int, H: int, H_kv: int, L_q: int, N_k: int, d: int, num_sm
     if H % H_kv:
         raise BadInput("H_kv", f"must divide H, got H={H}, H_kv={H_kv}")
     heads, seqlen_q = (H_kv, H // H_kv) if (L_q == 1 and H > H_kv) else (H, L_q)
+    _int32("N_k", N_k, "seqlen_k")
     num_n_blocks = _ceildiv(N_k, fa2_block_n(d))
     num_m_blocks = _ceildiv(seqlen_q, 64)
-    return fa2_num_splits_heuristic(B * heads * num_m_blocks, num_sms * 2, num_n_blocks, 128)
+    ctas = _int32("B", B * heads * num_m_blocks, "batch x heads x row blocks")
+    return fa2_num_splits_heuristic(ctas, num_sms * 2, num_n_blocks, 128)
 
 
 # ------------------------------------------------------------------------------------------ FlashAttention-3
@@ -196,29 +209,54 @@ def fa3_num_splits(B: int, H: int, H_kv: int, L_q: int, N_k: int, d: int, d_v: i
     if H % H_kv:
         raise BadInput("H_kv", f"must divide H, got H={H}, H_kv={H_kv}")
     bm, bn = fa3_tile_size(d, d_v, arch, element_size)
+    _int32("N_k", N_k, "seqlen_k")
     num_n_blocks = _ceildiv(N_k, bn)
     num_m_blocks = _ceildiv(L_q * (H // H_kv), bm)
     size_one_kv_head = N_k * (d + d_v) * element_size
-    return fa3_num_splits_heuristic(B * H_kv * num_m_blocks, num_sms, num_n_blocks, num_m_blocks,
-                                    size_one_kv_head, causal, 128)
+    ctas = _int32("B", B * H_kv * num_m_blocks, "batch x KV heads x row blocks")
+    return fa3_num_splits_heuristic(ctas, num_sms, num_n_blocks, num_m_blocks, size_one_kv_head, causal, 128)
 
 
 # ------------------------------------------------------------------------------------------ FlashInfer
-def flashinfer_min_pages_per_chunk(max_grid_size: int, gdy: int, num_pages: Sequence[int],
-                                   min_num_pages_per_batch: int = 1) -> tuple:
+def flashinfer_min_pages_per_chunk(max_grid_size: int, gdy: int, num_pages, min_num_pages_per_batch: int = 1) -> tuple:
     """``PartitionPagedKVCacheBinarySearchMinNumPagePerBatch`` (scheduler.cuh:74-99): the fewest pages per
     chunk ``low`` such that ``sum_b ceil(pages_b / low) * gdy <= max_grid_size`` (one wave of CTAs),
-    by binary search over ``[min_num_pages_per_batch, max pages]``; returns ``(low, new_batch_size)``."""
+    by binary search over ``[min_num_pages_per_batch, max pages]``; returns ``(low, new_batch_size)``.
+    ``num_pages`` is one count per sequence, or ``{pages: sequences}`` for a batch of equal lengths
+    (``{p: B}``), so that a batch of 10**9 sequences costs what one does."""
     grid, gdy = validate.positive_int("max_grid_size", max_grid_size), validate.positive_int("gdy", gdy)
-    pages = [validate.integer("num_pages", p, least=0) for p in num_pages]
-    low, high = validate.positive_int("min_num_pages_per_batch", min_num_pages_per_batch), max(pages, default=0)
+    if isinstance(num_pages, dict):
+        groups = {validate.integer("num_pages", p, least=0): validate.integer("B", b) for p, b in num_pages.items()}
+    else:
+        groups = {}
+        for p in num_pages:
+            p = validate.integer("num_pages", p, least=0)
+            groups[p] = groups.get(p, 0) + 1
+    low, high = validate.positive_int("min_num_pages_per_batch", min_num_pages_per_batch), max(groups, default=0)
     while low < high:
         mid = (low + high) // 2
-        if sum(_ceildiv(p, mid) for p in pages) * gdy > grid:
+        if sum(b * _ceildiv(p, mid) for p, b in groups.items()) * gdy > grid:
             low = mid + 1
         else:
             high = mid
-    return low, sum(_ceildiv(max(p, 1), low) for p in pages)
+    return low, sum(b * _ceildiv(max(p, 1), low) for p, b in groups.items())
+
+
+def flashinfer_num_splits_uniform(B: int, N_k: int, page_size: int, num_kv_heads: int, num_sms: int,
+                                  ctas_per_sm: int, enable_cuda_graph: bool = False) -> int:
+    """:func:`flashinfer_num_splits` for ``B`` sequences of ``N_k`` keys each, without listing them: the
+    chunks of every sequence (all equal)."""
+    B, n = validate.positive_int("B", B), validate.positive_int("N_k", N_k)
+    P = validate.positive_int("page_size", page_size)
+    gdy = validate.positive_int("num_kv_heads", num_kv_heads)
+    grid = validate.positive_int("num_sms", num_sms) * validate.positive_int("ctas_per_sm", ctas_per_sm)
+    if B * gdy >= grid:
+        return 1
+    p = _ceildiv(n, P)
+    low, new_batch = flashinfer_min_pages_per_chunk(grid, gdy, {p: B}, max(128 // P, 1))
+    if new_batch == B and not enable_cuda_graph:
+        return 1
+    return _ceildiv(max(p, 1), low)
 
 
 def flashinfer_num_splits(lengths: Sequence[int], page_size: int, num_kv_heads: int, num_sms: int,
@@ -278,8 +316,8 @@ RULES = (
          lambda p, gpu: fa3_num_splits(p["B"], p["H"], p["H_kv"], p["L_q"], p["N_k"], p["d"], p["d_v"], gpu.sms,
                                        arch=_arch(gpu))),
     Rule("FlashInfer", "include/flashinfer/attention/scheduler.cuh:74-99, 148-210",
-         lambda p, gpu: max(flashinfer_num_splits([p["N_k"]] * p["B"], p["P"], p["H_kv"], gpu.sms,
-                                                  p["ctas_per_sm"]))),
+         lambda p, gpu: flashinfer_num_splits_uniform(p["B"], p["N_k"], p["P"], p["H_kv"], gpu.sms,
+                                                      p["ctas_per_sm"])),
     Rule("vLLM", "vllm/attention/ops/paged_attn.py:10, 111-121",
          lambda p, gpu: vllm_num_splits(p["N_k"], p["B"], p["H"])),
 )

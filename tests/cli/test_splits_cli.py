@@ -81,3 +81,33 @@ def test_time_table_over_the_splits(capsys):
     data = [ln.split() for ln in out.splitlines() if ln.strip()[:1].isdigit()]
     assert [r[0] for r in data] == ["1", "2", "4", "8", "16", "32", "64", "128"]
     assert data[0][1:3] == ["358", "µs"]
+
+
+# ------------------------------------------------------------------ bounded work at any size (issue 18)
+SHAPE = ("H=32", "H_kv=8", "L_q=1", "d=128")
+
+
+def test_a_billion_keys_answers_with_vllms_partitions(capsys):
+    """vLLM's fixed 512-token partitions: ceil(10**9 / 512) = 1,953,125 splits, printed, and the optimum
+    search visits 1..128 and that count only (it used to visit all 1,953,125)."""
+    rc, out, err = run(capsys, "splits", "--at", *SHAPE, "B=1", "N_k=10**9")
+    assert rc == 0 and err == ""
+    assert next(ln for ln in out.splitlines() if ln.startswith("vLLM")).split()[1] == "1,953,125"
+    assert "argmin over S = 1..128 and 1953125" in out
+
+
+def test_a_shape_beyond_a_kernels_int_is_refused_in_its_row(capsys):
+    """B = 10**9 sequences: FA2 and FA3 count CTAs in a 32-bit int (8 * 10**9 of them overflow it), so their
+    rows say so; FlashInfer and vLLM still answer (the batch fills the grid: no split for FlashInfer)."""
+    rc, out, err = run(capsys, "splits", "--at", *SHAPE, "B=10**9", "N_k=32768")
+    assert rc == 0 and err == ""
+    lines = {ln.split()[0]: ln for ln in out.splitlines() if ln.startswith(("FlashAttention", "FlashInfer"))}
+    assert "refused: B: batch x heads x row blocks = 8,000,000,000" in lines["FlashAttention-2"]
+    assert "refused: B:" in lines["FlashAttention-3"]
+    assert rows(out)["FlashInfer"][0] == "1"
+
+
+@pytest.mark.parametrize("at", [("B=1", "N_k=10**30"), ("B=10**30", "N_k=32768")])
+def test_huge_sizes_finish_and_say_why(capsys, at):
+    rc, out, err = run(capsys, "splits", "--at", *SHAPE, *at)
+    assert rc == 0 and err == "" and "exceeds the kernel's 32-bit int" in out

@@ -119,3 +119,36 @@ def test_bad_input():
     with pytest.raises(BadInput) as e:
         vllm_num_splits(0, 1, 1)
     assert e.value.param == "max_seq_len"
+
+
+# ---------------------------------------------------------------------- bounded work at any size (issue 18)
+@pytest.mark.parametrize("B,N_k,P,H_kv", [(1, 32768, 16, 8), (3, 100, 16, 1), (40, 32768, 16, 8), (2, 7, 1, 3),
+                                          (5, 4096, 64, 2), (1, 10 ** 6, 16, 1), (16, 999, 8, 4)])
+def test_flashinfer_uniform_batch_equals_the_listed_batch(B, N_k, P, H_kv):
+    """The uniform form counts each length once with its multiplicity; the listed form is the oracle."""
+    from tuning.splits import flashinfer_num_splits_uniform
+    for cta in (1, 2, 4):
+        assert flashinfer_num_splits_uniform(B, N_k, P, H_kv, 132, cta) == \
+            max(flashinfer_num_splits([N_k] * B, P, H_kv, 132, cta))
+
+
+def test_flashinfer_uniform_batch_of_a_billion_sequences():
+    """10**9 sequences fill the grid (B x H_kv >= ctas): no split, found without a 10**9-long list."""
+    from tuning.splits import flashinfer_num_splits_uniform
+    assert flashinfer_num_splits_uniform(10 ** 9, 32768, 16, 8, 132, 2) == 1
+
+
+@pytest.mark.parametrize("rule,args,name", [
+    (fa2_num_splits, (1, 32, 8, 1, 2 ** 31, 128, 132), "N_k"),
+    (fa2_num_splits, (10 ** 9, 32, 8, 1, 32768, 128, 132), "B"),
+    (fa3_num_splits, (1, 32, 8, 1, 10 ** 30, 128, 128, 132), "N_k"),
+    (fa3_num_splits, (10 ** 30, 32, 8, 1, 32768, 128, 128, 132), "B"),
+])
+def test_sizes_beyond_the_kernels_int_are_refused(rule, args, name):
+    """FA2 and FA3 hold seqlen_k and the CTA count in a 32-bit int: beyond 2**31 - 1 the rule is undefined."""
+    with pytest.raises(BadInput, match=f"^{name}: .*32-bit int"):
+        rule(*args)
+
+
+def test_the_largest_int32_shape_still_answers():
+    assert fa2_num_splits(1, 32, 8, 1, 2 ** 31 - 1, 128, 132) >= 1
