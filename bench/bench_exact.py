@@ -3,8 +3,10 @@
 Every size-like parameter of a model (:data:`SIZES`: attention's ``N, N_k``, GEMM's ``M, N, K``, a
 pipeline's tile count ``n``, ...) is set to ``10**9``, ``10**18`` and ``10**30``; blocks and other small
 parameters keep the model's defaults (:data:`VALUES` supplies the latency models' times and rates, which have
-none).  A model's formulas are compiled once, untimed; each figure is the best of ``--repeat`` warm calls,
-and the table shows, per model, the slowest quantity.  The target (issue 9) is at most 50 ms per quantity;
+none).  A model is built (SymPy) and its formulas compiled on first use, which the ``first call`` column times
+(building the model, then compiling and evaluating each quantity once: what a user's first ``evaluate``
+of each costs in a fresh process); each other
+figure is the best of ``--repeat`` warm calls, and the table shows, per model, the slowest quantity.  The target (issue 9) is at most 50 ms per quantity;
 an evaluation still running after ``--limit`` seconds is stopped and shown as such, and a point a model
 refuses (a stated budget, BadInput) is shown as refused, naming the parameter.  The exit status is 1 when
 the target is missed (a refusal misses it too: the value was not computed).
@@ -18,6 +20,7 @@ import argparse
 import fnmatch
 import signal
 import sys
+import time
 from fractions import Fraction
 from pathlib import Path
 
@@ -120,10 +123,28 @@ def main(argv=None) -> int:
 
     names = registry.select(args.model) if args.model else registry.names()
     rows, worst, refused = [], {s: (0.0, "") for s in SCALES}, {}
+    worst_cold = (0.0, "")
+    build = {}                                       # seconds to build each model (SymPy), on first use
+    for name in names:
+        t0 = time.perf_counter()
+        registry.get(name)
+        build[name] = time.perf_counter() - t0
     plan = [(name, size_params(registry.get(name)), name) for name in names]
     plan += [(name, sizes, f"{name} [{', '.join(sizes)}]") for name, sizes in EXTRA_ROWS if name in names]
     for name, sizes, label in plan:
+        cold = None
         m = registry.get(name)
+        if name in build:                            # its first row: the build, then each first call
+            pt0 = {**VALUES.get(name, {}), **{k: SCALES[0] for k in sizes}}
+            t0 = time.perf_counter()
+            for q in m.all_quantities:               # each quantity compiles on its own first call
+                try:
+                    m.evaluate(q, **pt0)
+                except BadInput:
+                    pass
+            cold = time.perf_counter() - t0 + build.pop(name)
+            if cold > worst_cold[0]:
+                worst_cold = (cold, label)
         cells = []
         for scale in SCALES:
             pt = {**VALUES.get(name, {}), **{k: scale for k in sizes}}
@@ -139,17 +160,21 @@ def main(argv=None) -> int:
                 if t is None:
                     break
             cells.append((slowest, which))
-        rows.append((label, ", ".join(sizes) or "(none)", cells))
+        rows.append((label, ", ".join(sizes) or "(none)", cold, cells))
 
-    head = ["model", "scaled"] + [f"N = 10^{len(str(s)) - 1} (ms)" for s in SCALES]
-    body = [[n, sz] + [f"{_ms(t)} {q}" for t, q in cells] for n, sz, cells in rows]
-    body.append(["worst computed", ""] + [f"{_ms(t)} {w}" for t, w in (worst[s] for s in SCALES)])
+    head = ["model", "scaled", "first call (ms)"] + [f"N = 10^{len(str(s)) - 1} (ms)" for s in SCALES]
+    body = [[n, sz, "warm" if cold is None else f"{cold * 1e3:.1f}"] + [f"{_ms(t)} {q}" for t, q in cells]
+            for n, sz, cold, cells in rows]
+    body.append(["worst computed", "", f"{worst_cold[0] * 1e3:.1f} {worst_cold[1]}"]
+                + [f"{_ms(t)} {w}" for t, w in (worst[s] for s in SCALES)])
     widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
     print("  ".join(h.ljust(w) for h, w in zip(head, widths)))
     print("  ".join("-" * w for w in widths))
     for r in body:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
     missed = [s for s in SCALES if not isinstance(worst[s][0], float) or worst[s][0] > TARGET]
+    print(f"\nfirst call (building a model and compiling its formulas, once per process): worst {worst_cold[0] * 1e3:.1f} ms "
+          f"({worst_cold[1]}); not part of the target, which is for warm calls")
     print(f"\ntarget: every computed quantity within {TARGET * 1e3:.0f} ms at every size: "
           + ("met" if not missed else "MISSED at " + ", ".join(f"10^{len(str(s)) - 1}" for s in missed)))
     for what, scales in refused.items():

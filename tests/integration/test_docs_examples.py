@@ -22,7 +22,7 @@ import pytest
 from tilebound.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ("README.md", "docs/cli.md")
+DOCS = ("README.md", "docs/cli.md", "docs/decoding.md")
 SHELL = {"sh", "bash", "console", "shell", "zsh"}
 _PREFIXES = (("tilebound",), (".venv/bin/tilebound",), ("python", "-m", "tilebound"),
              (".venv/bin/python", "-m", "tilebound"), ("python3", "-m", "tilebound"))
@@ -89,6 +89,23 @@ def examples():
                 for text, i in _joined(lines):
                     for argv in _tilebound_argvs(text):
                         found.append((doc, start + i, argv, None))
+            elif lang == "" and doc not in ("README.md", "docs/cli.md") and lines and \
+                    _tilebound_argvs(_joined(lines)[0][0]) and not lines[0].startswith("$ "):
+                # a worked page's block: the command alone, its markdown table (if any) after the block
+                text = path.read_text(encoding="utf-8").splitlines()
+                after = start + len(lines)              # the closing fence's index (0-based)
+                table = []
+                for ln in text[after + 1:]:
+                    if not table and not ln.strip():
+                        continue
+                    if not ln.startswith("|"):
+                        break
+                    table.append(ln)
+                for text_, i in _joined(lines):
+                    argvs = _tilebound_argvs(text_)
+                    for n, argv in enumerate(argvs):
+                        shown = ["..."] + table + ["..."] if (n == len(argvs) - 1 and table and "markdown" in argv) else None
+                        found.append((doc, start + i, argv, shown))
             elif lang == "":
                 joined = _joined(lines)
                 for k, (text, i) in enumerate(joined):
@@ -155,6 +172,7 @@ def test_doc_example(doc, line, argv, expected, tmp_path, monkeypatch, capsys):
     if argv[:1] == ["plot"]:
         pytest.importorskip("matplotlib")
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "docs").mkdir()          # a page's figure command writes to a scratch docs/, never the tracked one
     rc = main(argv)
     out, err = capsys.readouterr()
     assert "Traceback" not in err
@@ -202,3 +220,39 @@ def test_reader_on_a_made_up_doc():
     assert _matches(["line 1", "...", "last"], ["line 1", "last", "more"]) is not None
     assert _matches(["a", "b"], ["a", "c"]) is not None
     assert _matches(["...", "b", "..."], ["a", "b", "c"]) is None
+
+
+# --------------------------------------------------------------- verify tables the docs show (issue 18)
+def _verify_tables(doc: str):
+    """``(line, patterns, {model: (points, agreed, failed, largest)})`` for every ``python -m verify`` command
+    a doc shows in a fenced block followed by its GitHub table (the seconds column differs run to run)."""
+    text = (ROOT / doc).read_text(encoding="utf-8").splitlines()
+    found = []
+    for k, ln in enumerate(text):
+        m = re.match(r"^(?:\.venv/bin/)?python3? -m verify((?: --model \S+)+)\s*$", ln.strip())
+        if not m:
+            continue
+        rows, j = {}, k + 1
+        while j < len(text) and not text[j].startswith("| model"):
+            j += 1
+        for row in text[j + 2:]:
+            if not row.startswith("|"):
+                break
+            cells = [c.strip() for c in row.strip("|").split("|")]
+            rows[cells[0]] = tuple(cells[1:5])
+        found.append((k + 1, m.group(1).split()[1::2], rows))
+    return found
+
+
+@pytest.mark.parametrize("doc", ["docs/decoding.md"])
+def test_the_verify_tables_the_docs_show_are_what_verify_runs(doc):
+    from verify.core import run_check
+    from verify.registry import select
+
+    tables = _verify_tables(doc)
+    assert tables, f"{doc} shows no python -m verify table"
+    for line, patterns, rows in tables:
+        run = {c.name: run_check(c) for c in select(patterns)}
+        assert list(rows) == list(run), f"{doc}:{line}: the table lists {list(rows)}, verify runs {list(run)}"
+        for name, r in run.items():
+            assert rows[name] == (str(r.points), str(r.agreed), str(r.failed), f"{r.largest:,}"), (doc, line, name)
