@@ -246,11 +246,11 @@ class Listing:
 
 
 #: The most loop iterations :meth:`Listing.count` walks at one point before it evaluates the lines' sums
-#: instead: about 20 ms of Python at 1-2 microseconds an iteration (a line's elements evaluated per run).
-#: Every sweep point of the models' checks below it is walked (``python -m verify``'s ``*.listing``
-#: properties); the paper-block attention listings at N = 4096 (up to 4 million inner iterations), the
-#: GEMV point of 2**40 rows in 2**30-row tiles (2**36 K-steps) and the decode points of 10**9 keys are
-#: counted by their sums.
+#: instead.  A walk costs 3-8 microseconds an iteration (the lines' per-run elements evaluated at each index,
+#: the loop invariants once a point), so at most about 0.15 s a point.  Of the pinned points of ``python -m
+#: verify --full``'s ``*.listing`` properties all but five are walked; the five are the paper-block attention
+#: listings at ``N = 8192`` (65,792 iterations) and the GEMV points of 2**40 rows in 2**30-row tiles and of
+#: 10**22 rows (66,625 iterations and more).
 WALK_BUDGET = 20_000
 
 
@@ -444,7 +444,7 @@ def _check(listing: Listing) -> None:
                                   f"module defines{discovery.did_you_mean(name, known, 'models')}")
     if listing.model is not ref and listing.model is not ref.model:
         raise BadInput("listing", f"the listing {listing.title!r} names a model object called {name!r} that is "
-                                  f"not the registered one ({ref.module}): name the ModelRef it defines")
+                                  f"not the registered one: name the ModelRef that {ref.module} defines")
     params = {p.name for p in ref.model.params}
     indices = {it.index for it, _, _ in listing.walk() if isinstance(it, Loop)}
     where = f"the listing of {name} ({listing.title!r})"
