@@ -448,9 +448,24 @@ def _check(listing: Listing) -> None:
     params = {p.name for p in ref.model.params}
     indices = {it.index for it, _, _ in listing.walk() if isinstance(it, Loop)}
     where = f"the listing of {name} ({listing.title!r})"
+    # the symbols each abbreviation (and each parameter the listing's subs replaces) stands for, written out
+    # as expand() writes it out: set work, not SymPy substitution
+    stands_for = {k: sp.sympify(v).free_symbols for k, v in listing.subs.items() if isinstance(k, sp.Symbol)}
+    stands_for.update({sym: sp.sympify(value).free_symbols for sym, value, _ in listing.defs})
+    leaves: dict = {}
+
+    def leaf(s, seen=()):
+        if s not in stands_for:
+            return {s}
+        if s not in leaves:
+            if s in seen:
+                raise BadInput("listing", f"{where}: the abbreviation {s.name} is defined through itself")
+            leaves[s] = set().union(*(leaf(t, seen + (s,)) for t in stands_for[s]))
+        return leaves[s]
 
     def uses(expr, bound, what):
-        for s in sorted(listing.expand(expr).free_symbols, key=str):
+        free = set().union(*(leaf(t) for t in sp.sympify(expr).free_symbols))
+        for s in sorted(free, key=str):
             if s.name in params or s in bound:
                 continue
             kind = ("the index of no loop around it" if s in indices else
