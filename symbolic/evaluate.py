@@ -24,7 +24,7 @@ import sympy as sp
 
 from .floorsum import FloorSum, floor_sum, gcd
 
-__all__ = ["compile_exact", "exact", "to_python_number"]
+__all__ = ["compile_exact", "compile_env", "exact", "to_python_number"]
 
 Env = Mapping[sp.Symbol, object]
 
@@ -121,7 +121,9 @@ def _compile(e: sp.Basic) -> Callable[[dict], object]:
         return _compile_floor_sum(e)
     if isinstance(e, sp.Sum):
         body = _compile(e.function)
-        limits = [(var, _compile(lo), _compile(hi)) for var, lo, hi in e.limits]
+        # Sum(f, (j, 1, J_i), (i, 1, T)): the last limit is the outermost, and an inner limit may use an outer
+        # index, so the loops nest from the last limit in
+        limits = [(var, _compile(lo), _compile(hi)) for var, lo, hi in reversed(e.limits)]
 
         def summation(env, k=0):
             if k == len(limits):
@@ -201,6 +203,14 @@ def compile_exact(expr: sp.Expr, symbols=None) -> Callable[..., object]:
     run.expr = expr
     run.names = tuple(by_name)
     return run
+
+
+def compile_env(expr: sp.Expr) -> Callable[[dict], object]:
+    """``expr`` compiled once into ``f(env)`` over an ``env`` of ``{Symbol: int or Fraction}``, with no
+    argument checks: for a caller that validates a point once and then evaluates many expressions at it,
+    or one expression at many values of a loop index (:meth:`symbolic.listings.Listing.count`).  The
+    result is an int or a Fraction (:func:`to_python_number` makes an integral one an int)."""
+    return _compile(sp.sympify(expr))
 
 
 def exact(expr: sp.Expr, **values):

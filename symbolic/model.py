@@ -22,6 +22,7 @@ from typing import Callable, Mapping, Optional
 
 import sympy as sp
 
+from base.discovery import did_you_mean
 from base.errors import BadInput
 
 from .asymptotics import UNRESTRICTED, Regime, leading_term, theta
@@ -222,9 +223,8 @@ class Model:
 
 
 def _nearest(name: str, known) -> str:
-    import difflib
-    near = difflib.get_close_matches(name, list(known), n=3, cutoff=0.5)
-    return f"; did you mean {', '.join(near)}?" if near else f" (parameters: {', '.join(known)})"
+    """``"; did you mean B?"`` or ``"; parameters: N, B"``: the one nearest-name hint (:mod:`base.discovery`)."""
+    return did_you_mean(str(name), list(known), "parameters")
 
 
 class Evaluation:

@@ -14,21 +14,37 @@ Abbreviations (:attr:`Listing.defs`: ``T_r = ceil(N/B_r)``, ``h_i = min(B_r, N -
 annotations short; they are printed with the listing and substituted before anything is summed.  The
 loop indices are plain SymPy symbols of the listing (not parameters).
 
-Listings are found by model name (:func:`listing_for`) in the modules of this package; a module lists
-its listings in a module-level ``LISTINGS`` tuple.
+A listing names its model object (``Listing(model=GEMV_TILED, ...)``, the :class:`~symbolic.registry.ModelRef`
+of ``symbolic.models.<family>``).  Listings are found as models and checks are (:func:`base.discovery.discover`):
+every module-level :class:`Listing` of the modules of this package, and of the modules named by entry points of
+the group ``tilebound.listings`` (a lab's own package ships its listing so).  At discovery each is checked
+against its model: a listing whose model is not registered, or whose expressions use a symbol that is neither
+a parameter of its model nor one of its loop indices (inside that loop) or abbreviations, is a
+:class:`~base.errors.BadInput` naming ``listing``, the listing and the symbol.  :func:`listing_for` finds a
+listing by its model's name.
+
+:meth:`Listing.count` counts at a point by walking the loops while that takes at most :data:`WALK_BUDGET`
+loop iterations, and by evaluating each line's symbolic total (derived once) beyond; its result says which.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Mapping, Optional
 
 import sympy as sp
 
-__all__ = ["Line", "Loop", "Listing", "listing_for", "listings", "index", "abbreviation", "Index"]
+from base import discovery, validate
+from base.errors import BadInput
+
+from .. import registry
+from ..evaluate import compile_env, to_python_number
+from ..model import Model
+from ..registry import ModelRef
+
+__all__ = ["Line", "Loop", "Listing", "Count", "listing_for", "listings", "index", "abbreviation", "Index",
+           "WALK_BUDGET", "ENTRY_POINT_GROUP"]
 
 
 class Index(sp.Symbol):
@@ -71,19 +87,25 @@ class Loop:
     text: str = ""               # the loop's head as the paper writes it (default: lo <= index <= hi)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Listing:
-    """A model's algorithm, annotated.  ``defs`` are the abbreviations ``(symbol, expression, meaning)``
-    in the order they may refer to each other; ``subs`` replaces parameters the listing names but the model
-    fixes (the paper's block sizes, ``N_k = N``)."""
+    """A model's algorithm, annotated.  ``model`` is the model object it counts (its
+    :class:`~symbolic.registry.ModelRef`, as ``symbolic.models.<family>`` binds it; not a name).  ``defs`` are
+    the abbreviations ``(symbol, expression, meaning)`` in the order they may refer to each other; ``subs``
+    replaces parameters the listing names but the model fixes (the paper's block sizes, ``N_k = N``)."""
 
-    model: str
+    model: object
     title: str
     source: str
     require: str
     body: tuple
     defs: tuple = ()
     subs: Mapping = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not isinstance(self.model, (ModelRef, Model)):
+            raise TypeError(f"a Listing names its model object (the ModelRef of symbolic.models.<family>), "
+                            f"got {self.model!r}")
 
     # ------------------------------------------------------------------ structure
     def walk(self):
@@ -139,55 +161,198 @@ class Listing:
             out[q] += self.expand(tot)
         return out
 
-    # ------------------------------------------------------------------ counting by running the loops
-    def count(self, point: Mapping[str, int]) -> dict:
-        """``{"reads": int, "writes": int}`` at ``point`` (the model's parameter names): the loops run, each
-        line's per-run elements evaluated exactly and added up - no closed form used."""
-        compiled = _compiled(self)
-        totals = {"reads": 0, "writes": 0}
+    # ------------------------------------------------------------------ counting at a point
+    def count(self, point: Mapping[str, object], method: Optional[str] = None,
+              budget: int | None = None) -> "Count":
+        """``{"reads": int, "writes": int}`` at ``point`` (the model's parameter names, missing ones taking the
+        model's defaults), as a :class:`Count` that says how it was counted (``.method``).
 
-        def run(items, env):
+        The point is validated once, by the model (:meth:`symbolic.model.Model.check_point`: a
+        :class:`~base.errors.BadInput` names the parameter); every expression is then evaluated on the
+        validated values without further checks.  Two ways to count:
+
+        * ``"walk"``: the loops run, each line's per-run elements evaluated exactly at every value of its
+          indices and added up - no closed form used, which is what makes the listing a source of its own;
+        * ``"sums"``: each moving line's symbolic total (:meth:`rows`' *in all*: its per-run elements summed
+          over its loops, derived once per listing and cached), evaluated exactly at the point.
+
+        By default (``method=None``) the walk runs when it takes at most ``budget`` loop iterations
+        (:data:`WALK_BUDGET`; the iterations at the point are the loops' trip counts, evaluated exactly
+        from :meth:`times`), the sums otherwise.  ``method="walk"`` walks whatever it costs."""
+        if method not in (None, "walk", "sums"):
+            raise BadInput("method", f"a listing counts by 'walk' or 'sums', got {method!r}")
+        budget = WALK_BUDGET if budget is None else validate.integer("budget", budget, 0)
+        plan = self._plan
+        pt = self._model().check_point(point)
+        env = {sym: pt[sym.name] for sym in plan.params}
+        iterations = max(0, to_python_number(plan.iterations.at(env)[0]))
+        if method == "walk" or (method is None and iterations <= budget):
+            totals, left = [0, 0], [float("inf") if method == "walk" else budget]
+            plan.walk.bind(env)
+            try:
+                _walk(plan.body, env, totals, left)
+            except _OverBudget:         # an empty loop made the estimate short: count by the sums
+                pass
+            else:
+                walked = iterations if method == "walk" else budget - left[0]
+                return Count(to_python_number(totals[0]), to_python_number(totals[1]), "walk", walked)
+        sums = plan.sums.at(env)
+        reads = sum(v for v, q in zip(sums, plan.quantities) if q == "reads")
+        writes = sum(v for v, q in zip(sums, plan.quantities) if q == "writes")
+        return Count(to_python_number(reads), to_python_number(writes), "sums", iterations)
+
+    def _model(self):
+        """The :class:`~symbolic.model.Model` the listing counts (``model`` may be its ``ModelRef``)."""
+        m = self.model
+        return m.model if isinstance(m, ModelRef) else m
+
+    @cached_property
+    def _plan(self) -> "_Plan":
+        """Everything :meth:`count` evaluates, compiled once: the loop nest (bounds and per-run elements), the
+        walk's loop iterations, and each moving line's symbolic total (:meth:`rows`), each in the model's
+        parameters and the loop indices (:meth:`expand`)."""
+        walk = _Group()
+        free: set = set()
+
+        def plan(items, loops):
+            out = []
             for it in items:
                 if isinstance(it, Loop):
-                    lo, hi = compiled[id(it)]
-                    a, b = lo(**_args(lo, env)), hi(**_args(hi, env))
-                    for v in range(a, b + 1):
-                        run(it.body, {**env, it.index.name: v})
+                    out.append((it.index, walk.add(self.expand(it.lo)), walk.add(self.expand(it.hi)),
+                                plan(it.body, loops + (it,))))
                 else:
-                    for q in ("reads", "writes"):
-                        f = compiled.get((id(it), q))
-                        if f is not None:
-                            totals[q] += f(**_args(f, env))
-        run(self.body, dict(point))
-        return totals
+                    per = [walk.add(self.expand(e)) if e != 0 else None
+                           for e in (sp.sympify(it.reads), sp.sympify(it.writes))]
+                    if per != [None, None]:
+                        out.append((None, per[0], per[1], None))
+            return tuple(out)
+        body = plan(self.body, ())
+        loops = [(it, around) for it, around, _ in self.walk() if isinstance(it, Loop)]
+        iterations = _Group()
+        iterations.add(self.expand(sum((self.times(around + (it,)) for it, around in loops), sp.Integer(0))))
+        sums, quantities = _Group(), []
+        for _, _, q, _, _, total in self.rows():
+            sums.add(self.expand(total))
+            quantities.append(q)
+        for g in (walk, iterations, sums):
+            free |= g.free
+        return _Plan(body=body, walk=walk, iterations=iterations, sums=sums, quantities=tuple(quantities),
+                     params=tuple(free))
+
+    @property
+    def name(self) -> str:
+        """The listing's name: its model's."""
+        return self.model.name
 
 
-def _args(f, env):
-    return {n: env[n] for n in f.names}
+#: The most loop iterations :meth:`Listing.count` walks at one point before it evaluates the lines' sums
+#: instead.  A walk costs 3-8 microseconds an iteration (the lines' per-run elements evaluated at each index,
+#: the loop invariants once a point), so at most about 0.15 s a point.  Of the pinned points of ``python -m
+#: verify --full``'s ``*.listing`` properties all but five are walked; the five are the paper-block attention
+#: listings at ``N = 8192`` (65,792 iterations) and the GEMV points of 2**40 rows in 2**30-row tiles and of
+#: 10**22 rows (66,625 iterations and more).
+WALK_BUDGET = 20_000
 
 
-_COMPILED: dict = {}
+class Count(dict):
+    """``{"reads": ..., "writes": ...}`` with how it was counted: ``method`` (``"walk"``: the loops run;
+    ``"sums"``: each line's symbolic total evaluated) and ``iterations`` (the loop iterations a walk takes at
+    the point).  Equal to a plain dict of the same counts."""
+
+    def __init__(self, reads, writes, method: str, iterations: int):
+        super().__init__(reads=reads, writes=writes)
+        self.method, self.iterations = method, iterations
+
+    def __repr__(self) -> str:
+        return f"Count({dict.__repr__(self)}, method={self.method!r}, iterations={self.iterations})"
 
 
-def _compiled(listing: Listing) -> dict:
-    key = id(listing)
-    if key not in _COMPILED:
-        from ..evaluate import compile_exact
-        table = {}
+class _Group:
+    """Expressions compiled for evaluation at one point, their loop-invariant parts computed once.
 
-        def visit(items):
-            for it in items:
-                if isinstance(it, Loop):
-                    table[id(it)] = (compile_exact(listing.expand(it.lo)), compile_exact(listing.expand(it.hi)))
-                    visit(it.body)
-                else:
-                    for q in ("reads", "writes"):
-                        e = sp.sympify(getattr(it, q))
-                        if e != 0:
-                            table[(id(it), q)] = compile_exact(listing.expand(e))
-        visit(listing.body)
-        _COMPILED[key] = (listing, table)
-    return _COMPILED[key][1]
+    Each maximal subexpression free of the loop indices (``ceil(N / B_r)``, the paper's ``B_r = min(d,
+    ceil(M / 4d))``) becomes a symbol whose value :meth:`bind` computes once per point; what is evaluated per
+    loop iteration is then integer arithmetic on the indices.  The values are those of the expressions as
+    written (a subexpression is evaluated, not rewritten)."""
+
+    def __init__(self):
+        self._hoisted: dict = {}         # subexpression -> its symbol
+        self._consts: list = []          # (symbol, f(env)) in the order found
+        self.free: set = set()           # the parameters used
+        self.compiled: list = []         # f(env) of each expression added
+
+    def add(self, expr):
+        """``f(env)`` of ``expr``; ``env`` must hold the parameters and, once :meth:`bind` ran, the invariants."""
+        expr = sp.sympify(expr)
+        self.free |= {s for s in expr.free_symbols if not isinstance(s, Index)}
+        f = compile_env(self._hoist(expr))
+        self.compiled.append(f)
+        return f
+
+    def _hoist(self, e):
+        if not any(isinstance(s, Index) for s in e.free_symbols):
+            if e.is_Atom:
+                return e
+            if e not in self._hoisted:
+                sym = sp.Dummy("c")
+                self._hoisted[e] = sym
+                self._consts.append((sym, compile_env(e)))
+            return self._hoisted[e]
+        if e.is_Atom or isinstance(e, sp.Sum):       # a sum over an index: its limits bind it, kept whole
+            return e
+        return e.func(*(self._hoist(a) for a in e.args))
+
+    def bind(self, env) -> None:
+        """Put the values of the loop invariants at ``env``'s point into ``env``."""
+        for sym, f in self._consts:
+            env[sym] = f(env)
+
+    def at(self, env) -> list:
+        """The values of the group's expressions, which are all free of the loop indices, at ``env``'s point."""
+        self.bind(env)
+        return [f(env) for f in self.compiled]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    body: tuple             # (index, lo, hi, body) for a loop; (None, reads, writes, None) for a moving line
+    walk: _Group            # the loop nest's expressions
+    iterations: _Group      # one expression: the loop iterations of a walk
+    sums: _Group            # each moving line's total
+    quantities: tuple       # "reads" or "writes", for each of ``sums``
+    params: tuple           # the model's parameters the listing's expressions use
+
+
+def _walk(items, env, totals, left) -> None:
+    """Run the loops of a compiled plan, adding each moving line's elements per run into ``totals``;
+    ``left[0]`` is the loop iterations still allowed (:class:`_OverBudget` past them)."""
+    for index, a, b, body in items:
+        if index is None:
+            if a is not None:
+                totals[0] += a(env)
+            if b is not None:
+                totals[1] += b(env)
+            continue
+        lo, hi = a(env), b(env)
+        if hi >= lo:
+            left[0] -= hi - lo + 1
+            if left[0] < 0:
+                raise _OverBudget
+        outer = env.get(index, _UNSET)
+        for v in range(lo, hi + 1):
+            env[index] = v
+            _walk(body, env, totals, left)
+        if outer is _UNSET:
+            env.pop(index, None)
+        else:
+            env[index] = outer
+
+
+class _OverBudget(Exception):
+    """A walk went past its budget of loop iterations (the trip counts' estimate was short)."""
+
+
+_UNSET = object()
 
 
 def _indexed(expr, listing: Listing):
@@ -255,20 +420,77 @@ def _sum_over(expr, loops, listing: Listing):
 
 
 # ----------------------------------------------------------------------------------- discovery
+PACKAGE = __name__
+ENTRY_POINT_GROUP = "tilebound.listings"
+
+
 @lru_cache(maxsize=1)
 def _table() -> dict:
-    out = {}
-    for mod in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{__name__}.{mod.name}")
-        for listing in getattr(module, "LISTINGS", ()):
-            if listing.model in out:
-                raise TypeError(f"two listings for {listing.model}: {module.__name__} and another module")
-            out[listing.model] = listing
-    return out
+    found = discovery.discover(PACKAGE, ENTRY_POINT_GROUP, Listing, "listing")
+    for listing in found.values():
+        _check(listing)
+    return found
+
+
+def _check(listing: Listing) -> None:
+    """A discovered listing names a registered model, and its expressions use that model's parameters, the
+    listing's loop indices (inside their loops) and its abbreviations only: :class:`~base.errors.BadInput`
+    naming ``listing`` otherwise, with the listing, its model and the symbol."""
+    name = listing.model.name
+    known = {r.name: r for r in registry.refs()}
+    ref = known.get(name)
+    if ref is None:
+        raise BadInput("listing", f"the listing {listing.title!r} names the model {name!r}, which no formula "
+                                  f"module defines{discovery.did_you_mean(name, known, 'models')}")
+    if listing.model is not ref and listing.model is not ref.model:
+        raise BadInput("listing", f"the listing {listing.title!r} names a model object called {name!r} that is "
+                                  f"not the registered one: name the ModelRef that {ref.module} defines")
+    params = {p.name for p in ref.model.params}
+    indices = {it.index for it, _, _ in listing.walk() if isinstance(it, Loop)}
+    where = f"the listing of {name} ({listing.title!r})"
+    # the symbols each abbreviation (and each parameter the listing's subs replaces) stands for, written out
+    # as expand() writes it out: set work, not SymPy substitution
+    stands_for = {k: sp.sympify(v).free_symbols for k, v in listing.subs.items() if isinstance(k, sp.Symbol)}
+    stands_for.update({sym: sp.sympify(value).free_symbols for sym, value, _ in listing.defs})
+    leaves: dict = {}
+
+    def leaf(s, seen=()):
+        if s not in stands_for:
+            return {s}
+        if s not in leaves:
+            if s in seen:
+                raise BadInput("listing", f"{where}: the abbreviation {s.name} is defined through itself")
+            leaves[s] = set().union(*(leaf(t, seen + (s,)) for t in stands_for[s]))
+        return leaves[s]
+
+    def uses(expr, bound, what):
+        free = set().union(*(leaf(t) for t in sp.sympify(expr).free_symbols))
+        for s in sorted(free, key=str):
+            if s.name in params or s in bound:
+                continue
+            kind = ("the index of no loop around it" if s in indices else
+                    "a plain symbol named like a loop index (make indices with symbolic.listings.index)"
+                    if s.name in {i.name for i in indices} else
+                    "neither a parameter of the model nor an index or abbreviation of the listing")
+            raise BadInput("listing", f"{where}: {what} uses {s.name}, {kind} "
+                                      f"(parameters: {', '.join(sorted(params))})")
+
+    for sym, value, _ in listing.defs:
+        uses(value, indices, f"the abbreviation {sym.name}")
+    for it, loops, n in listing.walk():
+        bound = {lp.index for lp in loops}
+        if isinstance(it, Loop):
+            uses(it.lo, bound, f"the bounds of the loop over {it.index.name} (line {n})")
+            uses(it.hi, bound, f"the bounds of the loop over {it.index.name} (line {n})")
+        else:
+            for q in ("reads", "writes"):
+                uses(getattr(it, q), bound, f"line {n}'s {q}")
 
 
 def listings() -> dict:
-    """``{model name: Listing}`` of every listing."""
+    """``{model name: Listing}`` of every listing: the module-level :class:`Listing` objects of the modules of
+    this package and of the entry points of the group ``tilebound.listings`` (:func:`base.discovery.discover`,
+    as models and checks are found), each checked against its model (:func:`_check`)."""
     return dict(_table())
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..models import attention as models
 from ..models.attention import FA2_SOURCE, FA_SOURCE, B_c, B_r, N, N_k, d, paper_block_sizes
 from . import Line, Listing, Loop, abbreviation, index
 
@@ -58,7 +59,7 @@ REQUIRE = (r"Matrices $Q \in \mathbb{R}^{N \times d}$ and $K, V \in \mathbb{R}^{
 
 
 # ----------------------------------------------------------------------------------- FlashAttention
-def fa1(model: str, causal: bool = False, paper: bool = False) -> Listing:
+def fa1(model, causal: bool = False, paper: bool = False) -> Listing:
     """Algorithm 1 of FlashAttention (paper order: key blocks outside)."""
     first = (r"Set block sizes $B_c = \lceil M / 4d \rceil$, $B_r = \min(\lceil M / 4d \rceil, d)$."
              if paper else r"Take block sizes $B_r$, $B_c$ (the model's parameters).")
@@ -93,11 +94,11 @@ def fa1(model: str, causal: bool = False, paper: bool = False) -> Listing:
     )
     what = "FlashAttention forward, Algorithm 1" + (" with a causal mask" if causal else "") + \
         (", the paper's block sizes" if paper else "")
-    return Listing(model, what, FA_SOURCE + ", Algorithm 1", REQUIRE, body,
+    return Listing(model=model, title=what, source=FA_SOURCE + ", Algorithm 1", require=REQUIRE, body=body,
                    defs=DEFS + (CAUSAL_DEFS[:1] if causal else ()), subs=_PAPER_SUBS if paper else {})
 
 
-def fa2(model: str, causal: bool = False, paper: bool = False) -> Listing:
+def fa2(model, causal: bool = False, paper: bool = False) -> Listing:
     """Algorithm 1 of FlashAttention-2 (query blocks outside)."""
     inner_hi = J_i if causal else T_c
     body = (
@@ -129,7 +130,7 @@ def fa2(model: str, causal: bool = False, paper: bool = False) -> Listing:
                          r"(FlashAttention, Algorithm 1 line 1)" if paper else r"; block sizes $B_r$, $B_c$")
     what = "FlashAttention-2 forward, Algorithm 1" + (" with a causal mask" if causal else "") + \
         (", the paper's block sizes" if paper else "")
-    return Listing(model, what, FA2_SOURCE + ", Algorithm 1", require, body,
+    return Listing(model=model, title=what, source=FA2_SOURCE + ", Algorithm 1", require=require, body=body,
                    defs=DEFS + (CAUSAL_DEFS[1:] if causal else ()), subs=_PAPER_SUBS if paper else {})
 
 
@@ -138,7 +139,7 @@ STANDARD_REQUIRE = (r"Matrices $Q \in \mathbb{R}^{N \times d}$ and $K, V \in \ma
                     r"($N_k = N$ in the paper)")
 
 
-def standard_fwd(model: str = "attention.standard.fwd") -> Listing:
+def standard_fwd(model=models.standard_fwd) -> Listing:
     """Algorithm 0 of FlashAttention (Dao et al. 2022, arXiv 2205.14135, Section 2.2): standard attention,
     three kernels, each reading its operands from HBM once and writing its result once (lines 1-3)."""
     body = (
@@ -150,11 +151,11 @@ def standard_fwd(model: str = "attention.standard.fwd") -> Listing:
              reads=N * N_k + N_k * d, writes=N * d),
         Line("$O$", command="Return"),
     )
-    return Listing(model, "standard attention forward, Algorithm 0", FA_SOURCE + ", Algorithm 0",
-                   STANDARD_REQUIRE, body)
+    return Listing(model=model, title="standard attention forward, Algorithm 0",
+                   source=FA_SOURCE + ", Algorithm 0", require=STANDARD_REQUIRE, body=body)
 
 
-def standard_bwd(model: str = "attention.standard.bwd") -> Listing:
+def standard_bwd(model=models.standard_bwd) -> Listing:
     """Algorithm 3 of FlashAttention (Dao et al. 2022, arXiv 2205.14135, Appendix B.4): the standard backward
     pass from ``Q, K, V, dO, P``, five kernels, each reading its operands once and writing its result once
     (lines 1-5)."""
@@ -174,8 +175,8 @@ def standard_bwd(model: str = "attention.standard.bwd") -> Listing:
     )
     require = (r"Matrices $Q, dO \in \mathbb{R}^{N \times d}$, $K, V \in \mathbb{R}^{N_k \times d}$, "
                r"$P \in \mathbb{R}^{N \times N_k}$ in HBM ($N_k = N$ in the paper)")
-    return Listing(model, "standard attention backward, Algorithm 3", FA_SOURCE + ", Algorithm 3",
-                   require, body)
+    return Listing(model=model, title="standard attention backward, Algorithm 3",
+                   source=FA_SOURCE + ", Algorithm 3", require=require, body=body)
 
 
 # ----------------------------------------------------------------------------------- FlashAttention backward
@@ -184,7 +185,7 @@ BWD_DEFS = tuple((sym, value, r"rows of $Q_i$, $dO_i$, $dQ_i$ (the last block ma
                  for sym, value, what in DEFS)
 
 
-def flash_bwd(model: str, causal: bool = False, paper: bool = False) -> Listing:
+def flash_bwd(model, causal: bool = False, paper: bool = False) -> Listing:
     """Algorithm 2 of FlashAttention-2 (Dao 2023, arXiv 2307.08691): the backward pass, key blocks outside
     (lines 5-19), query blocks inside (lines 8-17); lines numbered as in the paper (1-20).  Line 9 loads
     what the model counts (``Q_i, dO_i, dQ_i, L_i, D_i``; the paper's line 9 also names ``O_i``, unused once
@@ -225,20 +226,18 @@ def flash_bwd(model: str, causal: bool = False, paper: bool = False) -> Listing:
                 r"(FlashAttention, Algorithm 4 line 2)" if paper else r"; block sizes $B_r$, $B_c$")
     what = "FlashAttention-2 backward, Algorithm 2" + (" with a causal mask" if causal else "") + \
         (", the paper's block sizes" if paper else "")
-    return Listing(model, what, FA2_SOURCE + ", Algorithm 2", require, body,
+    return Listing(model=model, title=what, source=FA2_SOURCE + ", Algorithm 2", require=require, body=body,
                    defs=BWD_DEFS + (CAUSAL_DEFS[:1] if causal else ()), subs=_PAPER_SUBS if paper else {})
 
 
-LISTINGS = (
-    fa1("attention.fa1.fwd"),
-    fa1("attention.fa1.fwd.causal", causal=True),
-    fa1("attention.fa1.fwd.paper", paper=True),
-    fa2("attention.fa2.fwd"),
-    fa2("attention.fa2.fwd.causal", causal=True),
-    fa2("attention.fa2.fwd.paper", paper=True),
-    standard_fwd(),
-    standard_bwd(),
-    flash_bwd("attention.flash.bwd"),
-    flash_bwd("attention.flash.bwd.causal", causal=True),
-    flash_bwd("attention.flash.bwd.paper", paper=True),
-)
+FA1_FWD = fa1(models.fa1_fwd)
+FA1_FWD_CAUSAL = fa1(models.fa1_fwd_causal, causal=True)
+FA1_FWD_PAPER = fa1(models.fa1_fwd_paper, paper=True)
+FA2_FWD = fa2(models.fa2_fwd)
+FA2_FWD_CAUSAL = fa2(models.fa2_fwd_causal, causal=True)
+FA2_FWD_PAPER = fa2(models.fa2_fwd_paper, paper=True)
+STANDARD_FWD = standard_fwd()
+STANDARD_BWD = standard_bwd()
+FLASH_BWD = flash_bwd(models.flash_bwd)
+FLASH_BWD_CAUSAL = flash_bwd(models.flash_bwd_causal, causal=True)
+FLASH_BWD_PAPER = flash_bwd(models.flash_bwd_paper, paper=True)

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..models.decode import B, B_n, H, H_kv, L_q, N_k, S, SplitLaunch, d, d_v
+from ..models.decode import B, B_n, H, H_kv, L_q, N_k, S, SplitLaunch, d, d_v, decode_packed, decode_unpacked
 from . import Line, Listing, Loop, abbreviation, index
 
 bh, s, r = index("bh"), index("s"), index("r")
@@ -86,8 +86,9 @@ SOURCE = ("Dao, Haziza, Massa, Sizov 2023, Flash-Decoding; FlashAttention-2 src/
           "(splits), 795 (Q), 944-987 (key blocks), 1117-1299 (combine), csrc/flash_attn/flash_api.cpp:337-339")
 
 
-def split_kv(model: str, packed: bool) -> Listing:
-    """The split kernel over (sequence, head group, split) and the combine kernel over the query rows."""
+def split_kv(model, packed: bool) -> Listing:
+    """The listing of ``model`` (its ModelRef): the split kernel over (sequence, head group, split) and the
+    combine kernel over the query rows."""
     rows = g * L_q if packed else L_q                       # query rows of one CTA
     groups = B * H_kv if packed else B * H                  # (sequence, head group) pairs
     batch_rows = B * H_kv * g * L_q if packed else B * H * L_q   # B H L_q, in the listing's terms
@@ -141,10 +142,8 @@ def split_kv(model: str, packed: bool) -> Listing:
         source = SOURCE + "; vLLM csrc/attention/attention_kernels.cu (the grid)"
     require = (r"$Q$, $K$, $V$ in HBM: $B$ sequences, $H$ query heads, $H_{kv}$ KV heads, $L_q$ query rows "
                r"and $N_k$ keys a sequence; key blocks of $B_n$ keys, $S$ splits")
-    return Listing(model, title, source, require, body, defs=DEFS, subs=SUBS)
+    return Listing(model=model, title=title, source=source, require=require, body=body, defs=DEFS, subs=SUBS)
 
 
-LISTINGS = (
-    split_kv("decode.packed", packed=True),
-    split_kv("decode.unpacked", packed=False),
-)
+PACKED = split_kv(decode_packed, packed=True)
+UNPACKED = split_kv(decode_unpacked, packed=False)

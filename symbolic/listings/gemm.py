@@ -11,6 +11,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..models.gemm import B_K, B_M, B_N, K, M, N
+from ..models.gemm import tiled as GEMM_TILED
 from . import Line, Listing, Loop, abbreviation, index
 
 i, j, k = index("i"), index("j"), index("k")
@@ -27,11 +28,11 @@ DEFS = (
 )
 
 TILED = Listing(
-    "gemm.tiled", "tiled matrix multiply $C = A B$",
-    "the loop nest of Triton's matmul tutorial (docs/conventions.md §4.1)",
-    r"$A \in \mathbb{R}^{M \times K}$, $B \in \mathbb{R}^{K \times N}$ in global memory; tiles of "
+    model=GEMM_TILED, title="tiled matrix multiply $C = A B$",
+    source="the loop nest of Triton's matmul tutorial (docs/conventions.md §4.1)",
+    require=r"$A \in \mathbb{R}^{M \times K}$, $B \in \mathbb{R}^{K \times N}$ in global memory; tiles of "
     r"$B_M \times B_N$, K-steps of $B_K$",
-    (
+    body=(
         Loop(i, 1, t_m, (
             Loop(j, 1, t_n, (
                 Line(r"$\mathit{acc} \gets 0$, a $B_M \times B_N$ accumulator on chip."),
@@ -47,5 +48,3 @@ TILED = Listing(
     ),
     defs=DEFS,
 )
-
-LISTINGS = (TILED,)

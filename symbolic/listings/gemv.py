@@ -14,6 +14,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..models.gemv import B_K, B_M, K, M
+from ..models.gemv import gemv_tiled as GEMV_TILED
 from . import Line, Listing, Loop, abbreviation, index
 
 i, k = index("i"), index("k")
@@ -28,12 +29,12 @@ DEFS = (
 )
 
 TILED = Listing(
-    "gemv.tiled", "tiled matrix-vector product $y = A x$",
-    "the loop nest of symbolic/models/gemv.py, run by numeric/gemv.py; the operation: NVIDIA cuBLAS Library, "
+    model=GEMV_TILED, title="tiled matrix-vector product $y = A x$",
+    source="the loop nest of symbolic/models/gemv.py, run by numeric/gemv.py; the operation: NVIDIA cuBLAS Library, "
     "cublas<t>gemv()",
-    r"$A \in \mathbb{R}^{M \times K}$, $x \in \mathbb{R}^{K}$ in global memory; tiles of $B_M$ rows, "
+    require=r"$A \in \mathbb{R}^{M \times K}$, $x \in \mathbb{R}^{K}$ in global memory; tiles of $B_M$ rows, "
     r"K-steps of $B_K$ columns",
-    (
+    body=(
         Loop(i, 1, t_m, (
             Line(r"$\mathit{acc} \gets 0$, $B_M$ partial sums on chip."),
             Loop(k, 1, t_k, (
@@ -47,5 +48,3 @@ TILED = Listing(
     ),
     defs=DEFS,
 )
-
-LISTINGS = (TILED,)

@@ -5,27 +5,32 @@ FlashAttention-2's forward and backward loops, their causal and paper-block vari
 loop nests, split-KV decoding packed and unpacked) a :class:`~verify.core.Property`
 ``<model>.listing`` holds at a point when
 
-* running the listing's loops and adding up each load and store line's elements
-  (:meth:`symbolic.listings.Listing.count`, no closed form) gives the model's ``reads`` and ``writes``
+* the listing's lines (:meth:`symbolic.listings.Listing.count`) give the model's ``reads`` and ``writes``
   (``model.evaluate``), exactly, and
 * both equal what the model's own executor counts (the :class:`~verify.core.Check` named like the model).
 
+Where running the listing's loops takes at most :data:`symbolic.listings.WALK_BUDGET` loop iterations, the
+lines are counted so - each load and store line's elements added up per run, no closed form used: a third
+source beside formula and executor.  Beyond the budget (the paper-block attention listings at ``N = 4096``,
+GEMV at ``2**40`` rows, decoding at ``10**9`` keys) each line's symbolic total, derived once from the
+listing, is evaluated instead; a disagreement's message says which was done.
+
 The points are that check's own: its pinned grid and its hypothesis strategy (fewer draws), so the listing
-is checked over the model's sweep.
+is checked over the model's sweep.  The listings and checks are both found by discovery (a lab's package
+adds its listing through the ``tilebound.listings`` entry point and gets its ``<model>.listing`` here).
 """
 
 from __future__ import annotations
 
-from symbolic import registry as models
-from symbolic.listings import listings
+from symbolic.listings import WALK_BUDGET, listings
 
 from ..core import Check, Property
+from ..registry import checks_of
 
 QUANTITIES = ("reads", "writes")
 
 
 def _primary(name: str) -> Check:
-    from ..registry import checks_of
     found = [c for c in checks_of(name) if isinstance(c, Check) and c.name == name]
     if not found:
         raise LookupError(f"no check named {name}: a listing is checked against its model's executor")
@@ -34,27 +39,28 @@ def _primary(name: str) -> Check:
 
 def _holds(listing):
     def holds(point):
-        check = _primary(listing.model)
+        check = _primary(listing.name)
         pt = {k: v for k, v in point.items() if k not in check.extra}
-        model = models.get(listing.model)
-        lines = listing.count(model.check_point(pt))
-        formula = {q: model.evaluate(q, **pt) for q in QUANTITIES}
+        lines = listing.count(pt)            # validated once, by the model
+        formula = {q: listing.model.evaluate(q, **pt) for q in QUANTITIES}
         got = check.execute(point)
         executed = {q: got[q] for q in QUANTITIES if q in got}
-        bad = [f"{q}: lines {lines[q]}, formula {formula[q]}, executed {executed.get(q)}" for q in QUANTITIES
+        bad = [f"{q}: lines ({lines.method}, {lines.iterations:,} loop iterations) {lines[q]}, "
+               f"formula {formula[q]}, executed {executed.get(q)}" for q in QUANTITIES
                if not lines[q] == formula[q] == executed.get(q)]
         return "; ".join(bad) or None
     return holds
 
 
 def _property(listing) -> Property:
-    ref = next(r for r in models.refs() if r.name == listing.model)
+    name = listing.name
     return Property(
-        name=f"{listing.model}.listing", holds=_holds(listing), model=ref,
-        grid=lambda full, name=listing.model: _primary(name).grid(full),
-        strategy=lambda name=listing.model: _strategy(name), draws=8, draws_full=80,
-        size=lambda p, name=listing.model: _primary(name).size_of(p),
-        description=f"{listing.title}: the annotated lines' reads and writes = the formula = the executor's")
+        name=f"{name}.listing", holds=_holds(listing), model=listing.model,
+        grid=lambda full: _primary(name).grid(full),
+        strategy=lambda: _strategy(name), draws=8, draws_full=80,
+        size=lambda p: _primary(name).size_of(p),
+        description=(f"{listing.title}: the annotated lines' reads and writes = the formula = the executor's "
+                     f"(the loops run up to {WALK_BUDGET:,} iterations, else each line's sum)"))
 
 
 def _strategy(name):

@@ -11,6 +11,7 @@ from base.errors import BadInput
 from tilebound_softmax_lab.checks import softmax as softmax_check
 from tilebound_softmax_lab.executor import run_softmax
 from tilebound_softmax_lab.formulas import B_C, C, R, softmax_rowwise
+from tilebound_softmax_lab.listing import ROWWISE
 from verify.core import run_check
 
 
@@ -68,3 +69,19 @@ def test_bad_input_names_the_parameter(kwargs, param):
     with pytest.raises(BadInput) as e:
         run_softmax(**kwargs)
     assert e.value.param == param
+
+
+@pytest.mark.parametrize("R_,C_,BC", [(1, 1, 1), (3, 5, 8), (2, 64, 16), (2, 65, 16), (4, 7, 1), (1, 100, 33)])
+def test_listing_lines_equal_brute_force(R_, C_, BC):
+    """The listing's lines, counted by running its loops and by each line's symbolic sum, against the
+    brute-force count above."""
+    want = brute_force(R_, C_, BC)
+    for method in ("walk", "sums"):
+        got = ROWWISE.count(dict(R=R_, C=C_, B_C=BC), method=method)
+        assert got == {"reads": want["reads"], "writes": want["writes"]}, method
+
+
+def test_listing_lines_sum_to_the_formula():
+    sums = ROWWISE.sums()
+    assert sp.simplify(sums["reads"] - softmax_rowwise["reads"]) == 0
+    assert sp.simplify(sums["writes"] - softmax_rowwise["writes"]) == 0
