@@ -65,6 +65,13 @@ class TileboundLatexPrinter(LatexPrinter):
             return expr.latex
         return super()._print_Symbol(expr, style=style)
 
+    def _print_Basic(self, expr):
+        # SymPy's own atoms (oo, -oo, pi) carry their LaTeX in a ``_latex`` method, SymPy's print method:
+        # this printer's is ``_tilebound_latex``, so ask ``_latex`` before the fallback (``\text{Infinity}``)
+        if hasattr(expr, "_latex"):
+            return expr._latex(self)
+        return super()._print_Basic(expr)
+
     def _print_Quantity(self, expr):
         """A quantity's name (:class:`printing.content.Quantity`) as the formula labels set it: upright text."""
         return math_text(expr.name)

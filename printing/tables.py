@@ -12,8 +12,8 @@ the decimal point with digit groups (``12,320,768``) and its format measured fro
 ``units`` sit in a header row of their own.  A caption, a note, a header or a text cell is a ``str`` (plain
 text, escaped) or a :class:`symbolic.notes.Note` (text, SymPy math and code pieces, rendered piece by piece:
 the caption ``note("at ", sp.Eq(N_k, 4096))`` reads ``at $N_k = 4096$``); a header or cell that is a
-parameter's name (one of ``params``) is that parameter, in its own LaTeX form, and a header that is one
-identifier (a quantity's name, ``reads_Q``) is set as the formula labels set names.  Expressions are ``$…$``
+parameter's name (one of ``params``) is that parameter, in its own LaTeX form, and one that is a single
+identifier with an underscore (a quantity's name, ``reads_Q``) is set as the formula labels set names.  Expressions are ``$…$``
 math; nothing in a text is read as math.  The packages: booktabs and siunitx (:data:`printing.document.PREAMBLE`).
 """
 
@@ -232,27 +232,27 @@ def _si_format(cells: list[str]) -> str:
     return fmt + (f"e-{exps}" if exps else "")
 
 
-#: a header that is one identifier (``N_k``, ``reads_Q``) is a name: a parameter, or a quantity
-_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+#: a header or text cell that is one identifier with an underscore (``reads_Q``) is a name (a quantity's)
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+")
 
 
-def _text_cell(value, params, header: bool = False) -> str:
-    """A header or text cell as LaTeX: a note piece by piece, a parameter's name as the parameter, a header
-    that is one identifier (a quantity's name) as the formula labels set names, other text escaped, a
-    value as :func:`format_cell` sets it."""
+def _text_cell(value, params) -> str:
+    """A header or text cell as LaTeX: a note piece by piece, a parameter's name as the parameter, one
+    identifier with an underscore (a quantity's name) as the formula labels set names, other text
+    escaped, a value as :func:`format_cell` sets it."""
     if value is None:
         return ""
     if isinstance(value, Note):
         return note_to_latex(value)
     if isinstance(value, (tuple, list)):
-        return "".join(_text_cell(v, params, header) for v in value)
+        return "".join(_text_cell(v, params) for v in value)
     if isinstance(value, Code):
         return code_to_latex(value)
     if isinstance(value, str):
         named = {p.name: p for p in params}
         if value in named:
             return f"${to_latex(named[value])}$"
-        if header and _NAME.fullmatch(value) and "_" in value:
+        if _NAME.fullmatch(value):
             return f"${math_text(value)}$"
         return text_to_latex(value)
     return format_cell(value, "latex")
@@ -301,7 +301,7 @@ def render_latex(table: Table, params=()) -> str:
     units = (list(table.units) + [""] * ncol)[:ncol]
 
     def head(cell, j):
-        tex = _text_cell(cell, params, header=True)
+        tex = _text_cell(cell, params)
         return f"{{{tex}}}" if numeric[j] else tex
 
     heads = [head(h, j) for j, h in enumerate(table.headers)]

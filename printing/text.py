@@ -82,6 +82,12 @@ class TextPrinter(StrPrinter):
 
     _print_Dummy = _print_Symbol
 
+    def _print_Infinity(self, expr):
+        return "∞" if self.glyphs.unicode else GLYPH_TABLE["∞"].ascii
+
+    def _print_NegativeInfinity(self, expr):
+        return "-" + self._print_Infinity(expr)
+
     # ------------------------------------------------------------------ rounding
     def _print_ceiling(self, expr):
         left, right = self.glyphs.ceil

@@ -127,6 +127,9 @@ _PLAIN = _PlainPrinter()
 
 
 def _piece(p):
+    if isinstance(p, sp.logic.boolalg.BooleanAtom):      # Ge(N, 1) with N >= 1: SymPy decided the relation
+        raise TypeError(f"a note's math piece is {p}: a relation SymPy decided from the symbols' assumptions; "
+                        "build it unevaluated (sp.Ge(N, 1, evaluate=False))")
     if isinstance(p, (Code, sp.Basic)):
         return p
     if isinstance(p, str):
