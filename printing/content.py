@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from symbolic.notes import Note, as_note, note
+from symbolic.notes import Note, as_note, note, symbol
 
 from .notation import Theta
 
@@ -135,7 +135,8 @@ def point_note(model, point) -> Note:
 def tied_note(model, names) -> Note:
     """Parameters of ``model`` swept together (``--vary N,N_k=...``) as a note of math: one parameter, or
     ``N = N_k`` for two, or the parameters listed with ``(tied)`` for more."""
-    tied = [model.param(n) for n in names]
+    own = {p.name: p for p in model.params}
+    tied = [own[n] if n in own else symbol(n) for n in names]       # a tie may name another model's parameter
     if len(tied) == 1:
         return Note((tied[0],))
     if len(tied) == 2:

@@ -98,14 +98,19 @@ __all__ = ["B", "H", "H_kv", "L_q", "N_k", "d", "d_v", "B_n", "S", "P", "n_SM", 
            "COMBINE_ROWS_PER_CTA", "COMBINE_CTAS_PER_SM", "check_decode_point", "table_entries", "SplitLaunch"]
 
 # ------------------------------------------------------------------------------------------ parameters
+# the names the notes use that are not parameters: the tensors, and the listing's abbreviations
+_Q, _K, _V, _O = (symbol(n) for n in ("Q", "K", "V", "O"))
+_LSE = symbol("LSE", r"\mathrm{LSE}")
+_n_b, _n_bps, _S_ne = symbol("n_b"), symbol("n_bps"), symbol("S_ne")
+
 B = param("B", "sequences in the batch")
 H = param("H", "query heads")
-H_kv = param("H_kv", "key/value heads; their count divides the query heads', and each is shared by as many query "
-                     "heads", latex="H_{kv}")
+H_kv = param("H_kv", note("key/value heads; their number divides ", H, " and each serves an equal group of query "
+                          "heads"), latex="H_{kv}")
 L_q = param("L_q", "query tokens per sequence (1 when decoding, more for speculative decoding)", latex="L_{q}")
 N_k = param("N_k", "cached keys per sequence", latex="N_{k}")
-d = param("d", "head dimension of Q and K")
-d_v = param("d_v", "head dimension of V and O", latex="d_{v}")
+d = param("d", note("head dimension of ", _Q, " and ", _K))
+d_v = param("d_v", note("head dimension of ", _V, " and ", _O), latex="d_{v}")
 B_n = param("B_n", note("keys per key block (FlashAttention-2's ", code("kBlockN"), ")"), latex="B_{n}")
 S = param("S", note("splits of the keys (", code("num_splits"), ")"))
 P = param("P", "tokens per page of the paged KV cache")
@@ -137,11 +142,6 @@ _SOURCE = note("Dao, Haziza, Massa, Sizov 2023, Flash-Decoding for long-context 
                code("csrc/flash_attn/flash_api.cpp"), ":281-347, 429-437, 613 and ", code("src/flash_fwd_kernel.h"),
                ":535-585, 944-987, 1117-1299; vLLM ", code("csrc/attention/attention_kernels.cu"), " (",
                code("paged_attention_kernel"), ", unpacked grid); ", code("docs/conventions.md"), " §6")
-
-# the names the notes use that are not parameters: the tensors, and the listing's abbreviations
-_Q, _K, _V, _O = (symbol(n) for n in ("Q", "K", "V", "O"))
-_LSE = symbol("LSE", r"\mathrm{LSE}")
-_n_b, _n_bps, _S_ne = symbol("n_b"), symbol("n_bps"), symbol("S_ne")
 
 
 def check_decode_point(pt) -> None:

@@ -145,10 +145,10 @@ def _figure(model, sweep, at) -> tuple[str, str]:
     import matplotlib
 
     from printing import plot as plotting
-    from printing.content import point_note, tied_note
+    from printing.content import point_note, quantity, tied_note
     from printing.latex import note_to_latex
     from printing.notation import Theta
-    from symbolic.notes import code, note
+    from symbolic.notes import note
 
     from .. import report
 
@@ -161,7 +161,7 @@ def _figure(model, sweep, at) -> tuple[str, str]:
         theta = lead = None
     q = model.main_quantity
     unit = model.unit(q)
-    ylabel = note(code(q), f" ({unit})" if unit and unit != "1" else "")
+    ylabel = quantity(q) + (f" ({unit})" if unit and unit != "1" else "")
     xlabel = tied_note(model, report.tied(key))
     labels = {"line": note("formula") + (note(" ∈ ", Theta(theta)) if theta is not None else ""),
               "dashed": note("leading term ", lead) if lead is not None else note("leading term"),
