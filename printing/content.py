@@ -14,6 +14,7 @@ this tree.  Nothing here derives a cost: the model derives, this module only arr
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import sympy as sp
 
@@ -116,7 +117,6 @@ def joined(notes, sep: str) -> Note:
 
 def value_expr(value) -> sp.Expr:
     """A parameter's value as math: an integer exactly, any other number to four significant digits."""
-    from fractions import Fraction
     if isinstance(value, bool):
         raise TypeError(f"not a parameter value: {value!r}")
     if isinstance(value, int) or (isinstance(value, Fraction) and value.denominator == 1):

@@ -16,12 +16,14 @@ a class, a page, :data:`PREAMBLE`, floats kept in their model's section) that ``
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from symbolic.notes import code, note
 
 from .content import model_printout
-from .latex import escape, note_to_latex, sections_to_latex
+from .latex import escape, math_text, note_to_latex, sections_to_latex
+from .listing import listing_to_latex
 from .tables import render_latex
 
 __all__ = ["ModelEntry", "PREAMBLE", "DOCUMENT_HEAD", "model_fragment", "table_fragment", "figure_fragment",
@@ -116,7 +118,6 @@ def figure_fragment(picture: str, caption: str) -> str:
 
 
 def listing_fragment(listing) -> str:
-    from .listing import listing_to_latex
     return listing_to_latex(listing)
 
 
@@ -137,8 +138,6 @@ def fragments(entry: ModelEntry) -> list[tuple[str, str]]:
 def _name(name: str) -> str:
     """A model's name in a heading: a code name in typewriter (``\\detokenize`` keeps ``_`` as it is), or -
     with characters TeX would read as commands (``%``, ``#``, braces) - as the formula labels set names."""
-    import re
-    from .latex import math_text
     if re.fullmatch(r"[A-Za-z0-9._\-]+", name):
         return rf"\texttt{{\detokenize{{{name}}}}}"
     return f"${math_text(name)}$"

@@ -23,8 +23,11 @@ from fractions import Fraction
 
 import sympy as sp
 
+from symbolic.model import Evaluation, Model
+
 from .content import model_printout
 from .latex import BREAK_AT, break_latex, math_text, note_to_math, sections_to_latex, to_latex
+from .text import to_text
 
 __all__ = ["model_latex", "model_html", "evaluation_latex", "evaluation_html", "evaluation_text",
            "substituted_latex", "init_printing"]
@@ -104,7 +107,6 @@ def evaluation_html(ev) -> str:
 
 def evaluation_text(ev) -> str:
     """The worked evaluation as plain text, one line per quantity: ``q = formula = value unit``."""
-    from .text import to_text
     where = ", ".join(f"{k}={v}" for k, v in ev.point.items())
     lines = [f"{ev.model.name} at {where}:"]
     for q, expr in ev.model.all_quantities.items():
@@ -118,7 +120,6 @@ def init_printing(ip=None) -> bool:
     """Register the displays of :class:`~symbolic.model.Model` and :class:`~symbolic.model.Evaluation`
     with IPython's formatters (as ``sympy.init_printing`` does for expressions).  ``ip`` defaults to the
     running shell; returns False (and registers nothing) outside IPython."""
-    from symbolic.model import Evaluation, Model
     if ip is None:
         try:
             from IPython import get_ipython

@@ -33,7 +33,7 @@ from base.errors import BadInput
 from symbolic.notes import Code, Note, as_note
 
 from .human import fmt_bytes, fmt_exact, fmt_int, fmt_real, fmt_sci, fmt_si, fmt_time
-from .latex import code_to_latex, escape, math_text, note_to_latex, text_to_latex, to_latex
+from .latex import code_to_latex, escape, latex_width, math_text, note_to_latex, text_to_latex, to_latex
 from .text import ascii_text, note_to_text, to_text
 
 __all__ = ["Table", "Measure", "Exact", "render", "render_latex", "print_table", "FORMATS", "format_cell",
@@ -340,7 +340,6 @@ _PAD = 2.5
 def _cell_width(tex: str) -> float:
     """Rough printed width of a cell: math and text by :func:`~printing.latex.latex_width`, an S cell's
     digits with their group separators."""
-    from .latex import latex_width
     t = tex.strip()
     if re.fullmatch(r"-?\d+(\.\d+)?(e[+-]?\d+)?", t):
         digits = len(t.split(".")[0].lstrip("-"))
