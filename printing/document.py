@@ -1,8 +1,9 @@
 r"""LaTeX of models for lecture notes: a complete document, or fragments to ``\input`` in one's own.
 
-A model's LaTeX (:func:`model_fragment`) is its summary, source, parameters with their meanings, notes
-and its formulas as an ``align*`` environment (:func:`~printing.latex.model_to_latex`), every
-piece of prose with its math set as math (:mod:`.prose`).  A sweep table is a siunitx/booktabs table
+A model's LaTeX (:func:`model_fragment`) renders its content tree (:func:`printing.content.model_printout`):
+its summary, source, parameters with their meanings, notes and its formulas as an ``align*`` environment
+(:func:`~printing.latex.sections_to_latex`); every piece of prose is a :class:`symbolic.notes.Note`, its
+math set as math piece by piece (:func:`~printing.latex.note_to_latex`).  A sweep table is a siunitx/booktabs table
 (:func:`~printing.tables.render_latex`), an algorithm listing an ``algorithm`` float
 (:mod:`.listing`), a figure a ``figure`` float around PGF drawn by matplotlib (made by the command line,
 which has the sweeps and executed points, and handed in as LaTeX).
@@ -15,10 +16,14 @@ a class, a page, :data:`PREAMBLE`, floats kept in their model's section) that ``
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from .latex import escape, model_to_latex
-from .prose import prose
+from symbolic.notes import code, note
+
+from .content import model_printout
+from .latex import escape, math_text, note_to_latex, sections_to_latex
+from .listing import listing_to_latex
 from .tables import render_latex
 
 __all__ = ["ModelEntry", "PREAMBLE", "DOCUMENT_HEAD", "model_fragment", "table_fragment", "figure_fragment",
@@ -50,10 +55,10 @@ DOCUMENT_HEAD = r"""\documentclass[10pt]{article}
 """
 
 #: what the notes say about figures when the plot extra (matplotlib) is not installed
-FIGURE_NOTE = ("Figures: with the plot extra installed (pip install 'tilebound[plot]') and pdflatex on the path, "
-               "tilebound latex --standalone draws one figure per model that has a sweep (the formula, its "
-               "leading term dashed, the executed counts as points); tilebound plot MODEL --vary ... draws one "
-               "on its own.")
+FIGURE_NOTE = note("Figures: with the plot extra installed (", code("pip install 'tilebound[plot]'"),
+                   ") and pdflatex on the path, ", code("tilebound latex --standalone"),
+                   " draws one figure per model that has a sweep (the formula, its leading term dashed, the "
+                   "executed counts as points); ", code("tilebound plot MODEL --vary ..."), " draws one on its own.")
 
 
 @dataclass(frozen=True)
@@ -68,29 +73,35 @@ class ModelEntry:
     listing: object = None
 
 
-def _params_line(m) -> str:
-    params = tuple(getattr(m, "params", ()))
-    if not params:
+def _params_line(doc) -> str:
+    if not doc.params:
         return ""
-    parts = [f"${p.latex}$" + (f", {prose(p.meaning, params)}" if p.meaning else "") for p in params]
+    parts = [f"${p.symbol.latex if hasattr(p.symbol, 'latex') else p.symbol.name}$"
+             + (f", {note_to_latex(p.meaning)}" if p.meaning else "") for p in doc.params]
     return r"\emph{Parameters:} " + "; ".join(parts) + "."
+
+
+def _sentence(tex: str) -> str:
+    """``tex`` ending in one full stop."""
+    return tex.rstrip().rstrip(".") + "."
 
 
 def model_fragment(m, environment: str = "align*") -> str:
     """A model's prose and formulas, without a heading: summary, source, parameters, notes, formulas."""
-    params = tuple(getattr(m, "params", ()))
-    lines = [prose(m.summary, params).rstrip(".") + "."]
-    if m.source:
-        lines.append(rf"\emph{{Source:}} {prose(m.source, params).rstrip('.')}.")
-    pl = _params_line(m)
+    doc = model_printout(m)
+    lines = [_sentence(note_to_latex(doc.summary))]
+    if doc.source:
+        lines.append(rf"\emph{{Source:}} {_sentence(note_to_latex(doc.source))}")
+    pl = _params_line(doc)
     if pl:
         lines.append(pl)
-    for note in getattr(m, "notes", ()) or ():
-        lines.append(rf"\emph{{Note:}} {prose(str(note).removeprefix('NOTE:').strip(), params)}")
+    for note in doc.notes:
+        lines.append(rf"\emph{{Note:}} {note_to_latex(note)}")
     # prose with paths and long code names: sloppypar lets its lines stretch rather than run into the margin
     lines = [r"\begin{sloppypar}" + ln + r"\end{sloppypar}" for ln in lines]
     # a long list of formulas may break across pages: \allowdisplaybreaks, kept inside a group
-    lines.append("\\begingroup\\allowdisplaybreaks[4]%\n" + model_to_latex(m, environment=environment) + "\n\\endgroup")
+    lines.append("\\begingroup\\allowdisplaybreaks[4]%\n" + sections_to_latex(doc.sections, environment)
+                 + "\n\\endgroup")
     return "\n\n".join(lines)
 
 
@@ -107,7 +118,6 @@ def figure_fragment(picture: str, caption: str) -> str:
 
 
 def listing_fragment(listing) -> str:
-    from .listing import listing_to_latex
     return listing_to_latex(listing)
 
 
@@ -128,8 +138,6 @@ def fragments(entry: ModelEntry) -> list[tuple[str, str]]:
 def _name(name: str) -> str:
     """A model's name in a heading: a code name in typewriter (``\\detokenize`` keeps ``_`` as it is), or -
     with characters TeX would read as commands (``%``, ``#``, braces) - as the formula labels set names."""
-    import re
-    from .latex import math_text
     if re.fullmatch(r"[A-Za-z0-9._\-]+", name):
         return rf"\texttt{{\detokenize{{{name}}}}}"
     return f"${math_text(name)}$"
@@ -144,7 +152,8 @@ def _section(entry: ModelEntry) -> str:
 def to_document(entries, title: str = "tilebound: cost formulas", author: str = "generated by tilebound",
                 notes: tuple = ()) -> str:
     """The whole document as a string (``entries``: :class:`ModelEntry` or bare models); ``notes`` are
-    paragraphs for its introduction (e.g. :data:`FIGURE_NOTE`)."""
+    paragraphs for its introduction (:class:`~symbolic.notes.Note` records or plain text, e.g.
+    :data:`FIGURE_NOTE`)."""
     entries = [e if isinstance(e, ModelEntry) else ModelEntry(e) for e in entries]
     body = [DOCUMENT_HEAD,
             rf"\title{{{escape(title)}}}", rf"\author{{{escape(author)}}}", r"\date{}",
@@ -152,7 +161,7 @@ def to_document(entries, title: str = "tilebound: cost formulas", author: str = 
             r"Counts are exact: elements moved between HBM and on-chip memory, FLOPs, or times in seconds, "
             r"with ceilings where the loops have them. $\sim$ marks the leading term with its constant, "
             r"$\Theta$ the class with constants dropped, both over the regime stated beside them."]
-    body += [prose(n) for n in notes]
+    body += [note_to_latex(n) for n in notes]
     body += [_section(e) for e in entries]
     body.append(r"\end{document}")
     return "\n\n".join(body) + "\n"

@@ -84,6 +84,7 @@ GLYPHS = _table(
     Glyph("Θ", "Theta", r"\Theta"),
     Glyph("Ω", "Omega", r"\Omega"),
     Glyph("Σ", "Sum", r"\Sigma"),
+    Glyph("λ", "lambda", r"\lambda"),
     Glyph("µ", "u", r"\mu"),
     Glyph("μ", "u", r"\mu"),
     # typography

@@ -4,8 +4,11 @@ r"""LaTeX for cost expressions and models: ``\left\lceil \frac{N}{B_c} \right\rc
 project's notation needs (``_print_ceiling``, ``_print_floor``, ``_print_Theta``, ``_print_Omega``,
 a parameter's own LaTeX form, :attr:`symbolic.params.Param.latex`); every option is declared in
 ``_default_settings`` and an unknown one raises ``TypeError``.  ``to_latex`` returns a string,
-``print_latex`` prints it, ``model_to_latex`` renders a model's sections as an ``align`` (or
-``align*`` / ``aligned``) environment, and :func:`escape` makes any text safe for pdfLaTeX.
+``print_latex`` prints it, ``model_to_latex`` renders a model's sections (the content tree of
+:mod:`printing.content`) as an ``align`` (or ``align*`` / ``aligned``) environment, :func:`escape` makes
+any text safe for pdfLaTeX, and :func:`note_to_latex` / :func:`note_to_math` render a
+:class:`symbolic.notes.Note` piece by piece - text as text, math by this printer, code as code - in text
+and in math mode.
 """
 
 from __future__ import annotations
@@ -18,12 +21,17 @@ from sympy.printing.latex import LatexPrinter
 
 from base.errors import BadInput
 
+from symbolic.notes import Code, as_note
 from symbolic.params import Param
+
+from .content import model_printout
 from .glyphs import GLYPHS as GLYPH_TABLE
 from .glyphs import RELATIONS as GLYPH_RELATIONS
-from .glyphs import Superscript, pieces, relation, tex_math, tex_text
+from .glyphs import TEX_MATH, Superscript, pieces, relation, tex_math, tex_text
 
-__all__ = ["TileboundLatexPrinter", "to_latex", "print_latex", "model_to_latex", "escape", "math_text", "ENVIRONMENTS"]
+__all__ = ["TileboundLatexPrinter", "to_latex", "print_latex", "model_to_latex", "sections_to_latex", "escape",
+           "math_text", "note_to_latex", "note_to_math", "text_to_latex", "code_to_latex", "code_to_math",
+           "sentence_ends", "ENVIRONMENTS"]
 
 #: environment -> whether it is a display of its own (``align``) or sits inside ``$$…$$`` (``aligned``)
 ENVIRONMENTS = MappingProxyType({"align": True, "align*": True, "aligned": False})
@@ -56,6 +64,17 @@ class TileboundLatexPrinter(LatexPrinter):
         if isinstance(expr, Param):
             return expr.latex
         return super()._print_Symbol(expr, style=style)
+
+    def _print_Basic(self, expr):
+        # SymPy's own atoms (oo, -oo, pi) carry their LaTeX in a ``_latex`` method, SymPy's print method:
+        # this printer's is ``_tilebound_latex``, so ask ``_latex`` before the fallback (``\text{Infinity}``)
+        if hasattr(expr, "_latex"):
+            return expr._latex(self)
+        return super()._print_Basic(expr)
+
+    def _print_Quantity(self, expr):
+        """A quantity's name (:class:`printing.content.Quantity`) as the formula labels set it: upright text."""
+        return math_text(expr.name)
 
     def _print_ceiling(self, expr, exp=None):
         tex = rf"\left\lceil {self._print(expr.args[0])} \right\rceil"
@@ -393,6 +412,83 @@ def math_text(text: str) -> str:
     return "".join(out).rstrip()
 
 
+# ----------------------------------------------------------------------------------- notes
+_CAPITAL_STOP = re.compile(r"(?<=[A-Z]{2})\.(?=\s|$)")      # an acronym (HBM.), not an initial (J. D.)
+
+
+def sentence_ends(tex: str) -> str:
+    """``\\@`` before a full stop that follows two capitals (``HBM.``): TeX would take it for an
+    abbreviation's and space it as within a sentence."""
+    return _CAPITAL_STOP.sub(r"\\@.", tex)
+
+
+def _quotes(text: str) -> str:
+    """Straight double quotes in pairs -> the opening and closing quote characters (TeX's ``````, ``''``)."""
+    out, open_ = [], True
+    for ch in text:
+        if ch == '"':
+            out.append("“" if open_ else "”")
+            open_ = not open_
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def text_to_latex(text: str) -> str:
+    r"""A note's text piece for LaTeX text mode: escaped (:func:`escape`), with the typography a typeset
+    page wants - a spaced hyphen is an em dash, one between digits (pages ``383-387``) an en dash, quotes
+    in pairs, ``\@`` after a capital's full stop, a slash a break point (``exp/s``).  Nothing is read as
+    math: a note's math is its SymPy pieces."""
+    tex = escape(_quotes(str(text)))
+    tex = re.sub(r"(?<=\d)-(?=\d)", "--", re.sub(r"(?<=\w) - (?=\w)", "---", tex))
+    return sentence_ends(tex.replace("/", r"/\allowbreak{}"))
+
+
+def code_to_latex(name: str, moving: bool = False) -> str:
+    r"""An identifier in typewriter: ``\path`` (url's: verbatim, breakable after ``/``, ``.`` and ``_``), or in a
+    moving argument (a caption), and for a command line with spaces, ``\texttt{\detokenize{...}}``."""
+    name = str(name)
+    if moving or " " in name:        # url's \path drops spaces
+        return rf"\texttt{{\detokenize{{{name}}}}}"
+    delim = next(c for c in "|!+=@;:" if c not in name)
+    return rf"\path{delim}{name}{delim}"
+
+
+def code_to_math(name: str) -> str:
+    r"""An identifier in math mode (a notebook's ``aligned`` block, which MathJax reads): ``\mathtt{}``
+    with the characters TeX treats specially as math markup (``hbm\_reads``)."""
+    return r"\mathtt{" + "".join(TEX_MATH.get(c, c) for c in str(name)) + "}"
+
+
+def note_to_latex(note, moving: bool = False) -> str:
+    r"""A :class:`~symbolic.notes.Note` (or a ``str``: one text piece) for LaTeX text mode, piece by piece:
+    text escaped (:func:`text_to_latex`), math ``$...$`` by this printer (:func:`to_latex`), code in
+    typewriter (:func:`code_to_latex`; ``moving=True`` inside a caption)."""
+    out = []
+    for piece in as_note(note):
+        if isinstance(piece, Code):
+            out.append(code_to_latex(piece, moving))
+        elif isinstance(piece, str):
+            out.append(text_to_latex(piece))
+        else:
+            out.append(f"${to_latex(piece)}$")
+    return "".join(out)
+
+
+def note_to_math(note) -> str:
+    r"""A note for LaTeX math mode (a notebook's ``aligned`` block, which MathJax reads): text runs in
+    ``\text{}`` (:func:`math_text`), math as it is, code by :func:`code_to_math`."""
+    out = []
+    for piece in as_note(note):
+        if isinstance(piece, Code):
+            out.append(code_to_math(piece))
+        elif isinstance(piece, str):
+            out.append(math_text(piece))
+        else:
+            out.append(" " + to_latex(piece) + " ")
+    return re.sub(r" {2,}", " ", "".join(out)).strip()
+
+
 def _assumptions_tex(assumptions) -> str:
     return ", ".join(f"{to_latex(a)} {RELATIONS.get(r, r)} {to_latex(b)}" for a, r, b in assumptions)
 
@@ -407,48 +503,45 @@ ROW_POINTS = 450
 POINTS_TEXT, POINTS_MATH_MOST = 6.0, 7.5
 
 
-def _label_tex(label: str) -> str:
-    return math_text(label)
-
-
 def model_to_latex(model, environment: str = "align", points: float = ROW_POINTS) -> str:
-    r"""A model's sections as one ``align`` / ``align*`` / ``aligned`` environment.
+    r"""A model's sections (:func:`printing.content.model_printout`) as one ``align`` / ``align*`` /
+    ``aligned`` environment; see :func:`sections_to_latex`."""
+    if environment not in ENVIRONMENTS:
+        raise BadInput("environment", f"must be one of {', '.join(ENVIRONMENTS)}, got {environment!r}")
+    return sections_to_latex(model_printout(model).sections, environment, points)
+
+
+def sections_to_latex(sections, environment: str = "align", points: float = ROW_POINTS) -> str:
+    r"""Sections of the content tree as one ``align`` / ``align*`` / ``aligned`` environment.
 
     ``align`` and ``align*`` put each section title in an ``\intertext``; ``aligned`` (for
-    ``$$…$$``, as a notebook shows a model) puts it on a row of its own.  Titles, notes, regimes and long
-    labels are the model's prose with its math set as math (:mod:`.prose`, in the model's own
-    parameters); a formula wider than its share of ``points`` breaks across rows as math
-    (:func:`break_latex`), continuation rows indented by a quad under its relation.
+    ``$$…$$``, as a notebook shows a model) puts it on a row of its own.  Titles, their notes and long
+    labels are :class:`~symbolic.notes.Note` records, rendered piece by piece (:func:`note_to_latex` in
+    ``\intertext``, :func:`note_to_math` in ``aligned``); a formula wider than its share of ``points``
+    breaks across rows as math (:func:`break_latex`), continuation rows indented by a quad under its relation.
     """
-    from .content import LABEL_WIDTH, model_sections
-    from .prose import prose, prose_math
-
     if environment not in ENVIRONMENTS:
         raise BadInput("environment", f"must be one of {', '.join(ENVIRONMENTS)}, got {environment!r}")
     standalone = ENVIRONMENTS[environment]
-    params = tuple(getattr(model, "params", ()))
-    sections = model_sections(model)
     lines = [ln for sec in sections for ln in sec.lines]
-    label_w = max((latex_width(_label_tex(ln.label)) for ln in lines if len(ln.label) <= LABEL_WIDTH), default=0)
+    label_w = max((latex_width(note_to_math(ln.label)) for ln in lines if not ln.own_line), default=0)
     unit_w = max((latex_width(math_text(ln.unit)) for ln in lines if ln.unit and ln.unit != "1"), default=0)
     budget = max(24.0, (points - POINTS_TEXT * (label_w + unit_w) - 36) / POINTS_MATH_MOST)
 
-    def text(t: str) -> str:
-        return prose(t, params) if standalone else prose_math(t, params)
-
     rows: list[str] = []
     for sec in sections:
-        title = sec.title + (" (" + "; ".join(sec.notes) + ")" if sec.notes else "")
         cond = _assumptions_tex(sec.assumptions) if sec.assumptions else ""
         if standalone:
-            rows.append(rf"\intertext{{{text(title)}" + (rf", when ${cond}$" if cond else "") + ":}")
+            rows.append(rf"\intertext{{{note_to_latex(sec.heading)}" + (rf", when ${cond}$" if cond else "") + ":}")
         else:  # no \intertext in aligned, and no $…$ inside \text (a notebook's MathJax may not read it)
-            rows.append("&" + text(title + (", when " if cond else "")) + (f" {cond}" if cond else "") + r"\text{:}")
+            rows.append("&" + note_to_math(sec.heading + (", when " if cond else "")) + (f" {cond}" if cond else "")
+                        + r"\text{:}")
         for ln in sec.lines:
             unit = rf" && {math_text(ln.unit)}" if ln.unit and ln.unit != "1" else ""
-            label = _label_tex(ln.label)
-            if len(ln.label) > LABEL_WIDTH:      # a long name (a bound's citation) on a line of its own
-                rows.append(rf"\intertext{{{text(ln.label)}:}}" if standalone else "&" + text(ln.label) + r"\text{:}")
+            label = note_to_math(ln.label)
+            if ln.own_line:      # a long name (a bound's citation) on a line of its own
+                rows.append(rf"\intertext{{{note_to_latex(ln.label)}:}}" if standalone
+                            else "&" + note_to_math(ln.label) + r"\text{:}")
                 label = ""
             rel = RELATIONS.get(ln.relation, ln.relation)
             pieces = break_latex(ln.expr, budget)

@@ -2,7 +2,8 @@ r"""Rich display in Jupyter: a model shows its formulas, ``model.at(...)`` shows
 
 ``model`` in a notebook cell shows the model's name, summary, parameters with their meanings and its
 formulas (:func:`model_latex`, :func:`model_html`; the formulas in an ``aligned`` block that MathJax and
-KaTeX read).  ``model.at(N=4096, d=64, M=51200)`` returns a :class:`symbolic.model.Evaluation`: for each quantity the
+KaTeX read): the content tree of :func:`printing.content.model_printout`, every note rendered piece by
+piece in math mode (:func:`printing.latex.note_to_math`).  ``model.at(N=4096, d=64, M=51200)`` returns a :class:`symbolic.model.Evaluation`: for each quantity the
 formula, then the formula with the values substituted, then the exact result - as ``handcalcs`` sets a
 calculation::
 
@@ -22,7 +23,11 @@ from fractions import Fraction
 
 import sympy as sp
 
-from .latex import BREAK_AT, break_latex, math_text, model_to_latex, to_latex
+from symbolic.model import Evaluation, Model
+
+from .content import model_printout
+from .latex import BREAK_AT, break_latex, math_text, note_to_math, sections_to_latex, to_latex
+from .text import to_text
 
 __all__ = ["model_latex", "model_html", "evaluation_latex", "evaluation_html", "evaluation_text",
            "substituted_latex", "init_printing"]
@@ -30,21 +35,25 @@ __all__ = ["model_latex", "model_html", "evaluation_latex", "evaluation_html", "
 
 def model_latex(model) -> str:
     """``$$\\begin{aligned} … \\end{aligned}$$``: the formulas (what ``_repr_latex_`` returns)."""
-    return "$$" + model_to_latex(model, environment="aligned") + "$$"
+    return "$$" + sections_to_latex(model_printout(model).sections, environment="aligned") + "$$"
 
 
-def _header_html(model) -> str:
-    from .prose import prose_math
-    params = tuple(model.params)
-    rows = "".join(f"<tr><td>\\({p.latex}\\)</td><td>\\({prose_math(p.meaning, params)}\\)</td>"
-                   f"<td>{html.escape(str(model.defaults.get(p.name, '')))}</td></tr>" for p in params)
-    return (f"<div><b>{html.escape(model.name)}</b>: \\({prose_math(model.summary, params)}\\)</div>"
+def _header_html(doc) -> str:
+    rows = "".join(f"<tr><td>\\({_symbol_latex(p.symbol)}\\)</td><td>\\({note_to_math(p.meaning)}\\)</td>"
+                   f"<td>{html.escape(str('' if p.default is None else p.default))}</td></tr>" for p in doc.params)
+    return (f"<div><b>{html.escape(doc.name)}</b>: \\({note_to_math(doc.summary)}\\)</div>"
             + (f"<table><tr><th>parameter</th><th>meaning</th><th>default</th></tr>{rows}</table>" if rows else ""))
 
 
+def _symbol_latex(sym) -> str:
+    return getattr(sym, "latex", None) or to_latex(sym)
+
+
 def model_html(model) -> str:
-    """The model's name, summary and parameters (a table with their meanings and defaults), then its formulas."""
-    return _header_html(model) + f"<div>{model_latex(model)}</div>"
+    """The model's name, summary and parameters (a table with their meanings and defaults), then its
+    formulas: the content tree of :func:`printing.content.model_printout`, rendered once."""
+    doc = model_printout(model)
+    return _header_html(doc) + f"<div>$${sections_to_latex(doc.sections, environment='aligned')}$$</div>"
 
 
 def substituted_latex(expr, point) -> str:
@@ -98,7 +107,6 @@ def evaluation_html(ev) -> str:
 
 def evaluation_text(ev) -> str:
     """The worked evaluation as plain text, one line per quantity: ``q = formula = value unit``."""
-    from .text import to_text
     where = ", ".join(f"{k}={v}" for k, v in ev.point.items())
     lines = [f"{ev.model.name} at {where}:"]
     for q, expr in ev.model.all_quantities.items():
@@ -112,7 +120,6 @@ def init_printing(ip=None) -> bool:
     """Register the displays of :class:`~symbolic.model.Model` and :class:`~symbolic.model.Evaluation`
     with IPython's formatters (as ``sympy.init_printing`` does for expressions).  ``ip`` defaults to the
     running shell; returns False (and registers nothing) outside IPython."""
-    from symbolic.model import Evaluation, Model
     if ip is None:
         try:
             from IPython import get_ipython

@@ -9,10 +9,12 @@ right-aligned.  Nothing is computed here beyond formatting.
 
 LaTeX is set for reading (:func:`render_latex`): a column of numbers is a siunitx ``S`` column, aligned on
 the decimal point with digit groups (``12,320,768``) and its format measured from its cells; a table's
-``units`` sit in a header row of their own; headers, caption and notes are prose with their math as math
-(:mod:`.prose`: the caption ``at N_k = 4096, d = 64`` reads ``at $N_k = 4096$, $d = 64$``, in the
-parameters' own LaTeX forms when ``params`` are given).  Expressions are ``$…$`` math, other text is
-escaped.  The packages: booktabs and siunitx (:data:`printing.document.PREAMBLE`).
+``units`` sit in a header row of their own.  A caption, a note, a header or a text cell is a ``str`` (plain
+text, escaped) or a :class:`symbolic.notes.Note` (text, SymPy math and code pieces, rendered piece by piece:
+the caption ``note("at ", sp.Eq(N_k, 4096))`` reads ``at $N_k = 4096$``); a header or cell that is a
+parameter's name (one of ``params``) is that parameter, in its own LaTeX form, and one that is a single
+identifier with an underscore (a quantity's name, ``reads_Q``) is set as the formula labels set names.  Expressions are ``$…$``
+math; nothing in a text is read as math.  The packages: booktabs and siunitx (:data:`printing.document.PREAMBLE`).
 """
 
 from __future__ import annotations
@@ -28,12 +30,14 @@ from tabulate import tabulate
 
 from base.errors import BadInput
 
+from symbolic.notes import Code, Note, as_note
+
 from .human import fmt_bytes, fmt_exact, fmt_int, fmt_real, fmt_sci, fmt_si, fmt_time
-from .latex import escape, to_latex
-from .text import ascii_text, to_text
+from .latex import code_to_latex, escape, latex_width, math_text, note_to_latex, text_to_latex, to_latex
+from .text import ascii_text, note_to_text, to_text
 
 __all__ = ["Table", "Measure", "Exact", "render", "render_latex", "print_table", "FORMATS", "format_cell",
-           "SI_OPTIONS"]
+           "SI_OPTIONS", "note_to_markdown"]
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,7 @@ class Table:
 
     headers: tuple
     rows: tuple
-    caption: str = ""
+    caption: object = ""          # a str (text) or a symbolic.notes.Note
     notes: tuple = ()
     units: tuple = ()
 
@@ -137,6 +141,20 @@ def format_cell(value, target: str = "text") -> str:
     return s
 
 
+def note_to_markdown(note) -> str:
+    """A :class:`~symbolic.notes.Note` (or a ``str``) for Markdown, piece by piece: text as it is, math as
+    ``$…$`` LaTeX (GitHub renders it), code in backticks."""
+    out = []
+    for piece in as_note(note):
+        if isinstance(piece, Code):
+            out.append(f"`{piece}`")
+        elif isinstance(piece, str):
+            out.append(piece)
+        else:
+            out.append(f"${to_latex(piece)}$")
+    return "".join(out)
+
+
 def _column_aligns(table: Table) -> list[str]:
     aligns = []
     for j in range(len(table.headers)):
@@ -165,9 +183,11 @@ def render(table: Table, target: str = "text", params=()) -> str:
     rows = [[format_cell(v, target) for v in row] for row in table.rows]
     body = tabulate(rows, headers=headers, tablefmt=FORMATS[target], disable_numparse=True,
                     colalign=_column_aligns(table))
-    caption, notes = table.caption, list(table.notes)
-    if target == "ascii":
-        caption, notes = ascii_text(caption), [ascii_text(n) for n in notes]
+    if target == "markdown":
+        caption, notes = note_to_markdown(table.caption), [note_to_markdown(n) for n in table.notes]
+    else:
+        caption = note_to_text(table.caption, unicode=target != "ascii")
+        notes = [note_to_text(n, unicode=target != "ascii") for n in table.notes]
     out = []
     if caption:
         out.append(f"**{caption}**\n" if target == "markdown" else caption)
@@ -212,14 +232,29 @@ def _si_format(cells: list[str]) -> str:
     return fmt + (f"e-{exps}" if exps else "")
 
 
+#: a header or text cell that is one identifier with an underscore (``reads_Q``) is a name (a quantity's)
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+")
+
+
 def _text_cell(value, params) -> str:
-    from .prose import prose
+    """A header or text cell as LaTeX: a note piece by piece, a parameter's name as the parameter, one
+    identifier with an underscore (a quantity's name) as the formula labels set names, other text
+    escaped, a value as :func:`format_cell` sets it."""
     if value is None:
         return ""
+    if isinstance(value, Note):
+        return note_to_latex(value)
     if isinstance(value, (tuple, list)):
         return "".join(_text_cell(v, params) for v in value)
+    if isinstance(value, Code):
+        return code_to_latex(value)
     if isinstance(value, str):
-        return prose(value, params)
+        named = {p.name: p for p in params}
+        if value in named:
+            return f"${to_latex(named[value])}$"
+        if _NAME.fullmatch(value):
+            return f"${math_text(value)}$"
+        return text_to_latex(value)
     return format_cell(value, "latex")
 
 
@@ -229,7 +264,7 @@ def _units_in_header(table: Table) -> Table:
     if table.units:
         return table
     for k, note in enumerate(table.notes):
-        if not note.startswith("units: "):
+        if not isinstance(note, str) or not note.startswith("units: "):
             continue
         pairs = [p.partition(" in ") for p in note.removeprefix("units: ").split(", ")]
         if not all(sep for _, sep, _ in pairs):
@@ -246,9 +281,7 @@ def render_latex(table: Table, params=()) -> str:
     r"""The table as a ``table`` float with booktabs rules: number columns are siunitx ``S`` columns (aligned
     on the decimal point, digit groups, the format measured from the cells), other columns right-aligned
     (measures such as ``24.6 MB``) or left-aligned (text, expressions); units in a header row of their own;
-    caption and notes as prose with math (:mod:`.prose`).  No placement option: the document decides."""
-    from .prose import prose
-
+    caption and notes as notes (:func:`~printing.latex.note_to_latex`).  No placement option: the document decides."""
     table = _units_in_header(table)
     ncol = len(table.headers)
     specs, columns = [], []
@@ -277,7 +310,7 @@ def render_latex(table: Table, params=()) -> str:
               for j in range(ncol)]
     lines = ["\\begin{table}", "\\centering"]
     if table.caption:
-        lines.append(f"\\caption{{{prose(table.caption, params, moving=True)}}}")
+        lines.append(f"\\caption{{{note_to_latex(table.caption, moving=True)}}}")
     lines.append(f"\\sisetup{{{SI_OPTIONS}}}")
     for k, part in enumerate(_parts(widths)):
         if k:
@@ -292,7 +325,7 @@ def render_latex(table: Table, params=()) -> str:
             lines.append(" & ".join(columns[j][i] for j in part) + r" \\")
         lines.append("\\bottomrule")
         lines.append("\\end{tabular}")
-    lines += [f"\\par\\smallskip{{\\footnotesize {prose(n, params)}}}" for n in table.notes]
+    lines += [f"\\par\\smallskip{{\\footnotesize {note_to_latex(n)}}}" for n in table.notes]
     lines.append("\\end{table}")
     return "\n".join(lines)
 
@@ -307,7 +340,6 @@ _PAD = 2.5
 def _cell_width(tex: str) -> float:
     """Rough printed width of a cell: math and text by :func:`~printing.latex.latex_width`, an S cell's
     digits with their group separators."""
-    from .latex import latex_width
     t = tex.strip()
     if re.fullmatch(r"-?\d+(\.\d+)?(e[+-]?\d+)?", t):
         digits = len(t.split(".")[0].lstrip("-"))

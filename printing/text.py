@@ -5,9 +5,10 @@
 option raises ``TypeError``) and returns strings.  With ``unicode=False`` the same printer writes
 plain ASCII (``ceil(N/B_c)``, ``N^2``) for terminals that cannot show ⌈ ⌉.
 
-``to_text(expr)`` returns the string; ``print_text(expr)`` prints it.  ``model_to_text(model)`` renders
-the sections of :func:`printing.content.model_sections`.  ``ascii_text`` spells the prose's
-Unicode (``≈``, ``µs``, ``÷``, ``N²``) in ASCII for a terminal that cannot show it.  Every character
+``to_text(expr)`` returns the string; ``print_text(expr)`` prints it.  ``note_to_text(note)`` renders a
+:class:`symbolic.notes.Note` piece by piece (text as text, math by this printer, code as its name);
+``model_to_text(model)`` renders the content tree of :func:`printing.content.model_printout`.
+``ascii_text`` spells Unicode text (``≈``, ``µs``, ``÷``, ``N²``) in ASCII for a terminal that cannot show it.  Every character
 in both styles comes from the one glyph table, :mod:`printing.glyphs`; a parameter prints as
 its own name (``Param.name``, what a user types).
 """
@@ -21,10 +22,14 @@ import sympy as sp
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
 
+from symbolic.notes import Code, as_note
+
+from .content import model_printout
 from .glyphs import GLYPHS as GLYPH_TABLE
 from .glyphs import SUPERSCRIPTS, relation, to_ascii
 
-__all__ = ["TextPrinter", "to_text", "print_text", "model_to_text", "ascii_text", "GLYPHS", "ASCII_SPELLINGS"]
+__all__ = ["TextPrinter", "to_text", "print_text", "model_to_text", "note_to_text", "ascii_text", "GLYPHS",
+           "ASCII_SPELLINGS"]
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,12 @@ class TextPrinter(StrPrinter):
         return expr.name
 
     _print_Dummy = _print_Symbol
+
+    def _print_Infinity(self, expr):
+        return "∞" if self.glyphs.unicode else GLYPH_TABLE["∞"].ascii
+
+    def _print_NegativeInfinity(self, expr):
+        return "-" + self._print_Infinity(expr)
 
     # ------------------------------------------------------------------ rounding
     def _print_ceiling(self, expr):
@@ -184,36 +195,53 @@ def relation_text(rel: str, unicode: bool = True) -> str:
     return relation(rel, "unicode" if unicode else "ascii")
 
 
-def model_to_text(model, unicode: bool = True) -> str:
-    """A model's formulas as aligned Unicode lines, section by section."""
-    from .content import LABEL_WIDTH, model_sections
+def note_to_text(note, unicode: bool = True) -> str:
+    """A :class:`~symbolic.notes.Note` (or a ``str``, one text piece) as one line: text as it is (spelled
+    in ASCII when ``unicode=False``), math by :func:`to_text`, code as its name."""
+    out = []
+    for piece in as_note(note):
+        if isinstance(piece, Code):
+            out.append(str(piece))
+        elif isinstance(piece, str):
+            out.append(piece if unicode else ascii_text(piece))
+        else:
+            out.append(to_text(piece, unicode=unicode))
+    return "".join(out)
 
-    lines = [f"{model.name}: {model.summary}"]
-    if model.source:
-        lines.append(f"source: {model.source}")
-    for sec in model_sections(model):
+
+def model_to_text(model, unicode: bool = True) -> str:
+    """A model's printout (:func:`printing.content.model_printout`) as aligned Unicode lines, section by section."""
+    doc = model_printout(model)
+
+    def t(note) -> str:
+        return note_to_text(note, unicode)
+
+    lines = [f"{doc.name}: {t(doc.summary)}"]
+    if doc.source:
+        lines.append(f"source: {t(doc.source)}")
+    for sec in doc.sections:
         lines.append("")
-        head = sec.title
+        head = t(sec.title)
         if sec.assumptions:
             conds = ", ".join(f"{to_text(a, unicode=unicode)} {relation_text(r, unicode)} {to_text(b, unicode=unicode)}"
                               for a, r, b in sec.assumptions)
             head += f" ({conds})"
         lines.append(head)
-        width = max((len(ln.label) for ln in sec.lines if len(ln.label) <= LABEL_WIDTH), default=0)
+        labels = [t(ln.label) for ln in sec.lines]
+        width = max((len(lb) for ln, lb in zip(sec.lines, labels) if not ln.own_line), default=0)
         exprs = [to_text(ln.expr, unicode=unicode) for ln in sec.lines]
         ewidth = max((len(e) for e in exprs if len(e) <= _EXPR_WIDTH), default=0)
-        for ln, e in zip(sec.lines, exprs):
+        for ln, label, e in zip(sec.lines, labels, exprs):
             unit = f"  [{ln.unit}]" if ln.unit and ln.unit != "1" else ""
             rel = relation_text(ln.relation, unicode)
-            if len(ln.label) > LABEL_WIDTH:       # a long name (a lower bound's citation) on its own line
-                lines.append(f"  {ln.label}")
+            if ln.own_line:       # a long name (a lower bound's citation) on its own line
+                lines.append(f"  {label}")
                 lines.append(f"  {'':<{max(width, 2)}} {rel} {e:<{ewidth}}{unit}".rstrip())
             else:
-                lines.append(f"  {ln.label:<{width}} {rel} {e:<{ewidth}}{unit}".rstrip())
+                lines.append(f"  {label:<{width}} {rel} {e:<{ewidth}}{unit}".rstrip())
         for note in sec.notes:
-            lines.append(f"  {note}")
-    for note in getattr(model, "notes", ()) or ():
-        note = str(note)
-        lines.append(note if note.startswith("NOTE") else f"NOTE: {note}")
+            lines.append(f"  {t(note)}")
+    for note in doc.notes:
+        lines.append(f"NOTE: {t(note)}")
     text = "\n".join(lines)
-    return text if unicode else ascii_text(text)     # the formulas are ASCII already; this spells the prose
+    return text if unicode else ascii_text(text)     # units and names too, in ASCII

@@ -33,7 +33,7 @@ class Regime:
     """Assumptions for asymptotics: ``le`` pairs ``(a, b)`` meaning ``a <= b`` (monomials, constants
     ignored) on top of every symbol ``>= 1``; ``subs`` applied first (to resolve ``Min``/``Max``)."""
 
-    description: str = "all sizes >= 1"
+    description: object = "all sizes at least 1"      # a str or a symbolic.notes.Note
     le: tuple = ()
     subs: Mapping = field(default_factory=dict)
 

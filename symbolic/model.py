@@ -27,6 +27,7 @@ from base.errors import BadInput
 
 from .asymptotics import UNRESTRICTED, Regime, leading_term, theta
 from .evaluate import compile_exact
+from .notes import Note, as_note
 from .params import Param
 
 __all__ = ["Model", "Evaluation"]
@@ -44,22 +45,27 @@ class Model:
     counts, or Ω classes whose constant is unknown - say which in the name).  A family may instead
     give ``divisible_forms`` it derived from the loop structure under the assumption stated in
     ``divisible_note`` (for causal sums, where substitution alone cannot drop the ``Min``).
+
+    ``summary``, ``source``, each of ``notes``, ``divisible_note`` and the names of ``lower_bounds`` are
+    :class:`~symbolic.notes.Note` records (text, SymPy math and code pieces; a plain ``str`` is taken as one
+    text piece): construction coerces them, and refuses a note whose math names a symbol that is not one
+    of the model's parameters (a :func:`~symbolic.notes.symbol` - a ``Dummy`` - is allowed).
     """
 
     name: str
-    summary: str
+    summary: Note
     quantities: Mapping[str, sp.Expr]
     params: tuple
     units: Mapping[str, str] = field(default_factory=dict)
     divisible_subs: Mapping[sp.Symbol, sp.Expr] = field(default_factory=dict)
     divisible_forms: Mapping[str, sp.Expr] = field(default_factory=dict)
-    divisible_note: str = ""
+    divisible_note: Note = Note()
     regime: Regime = UNRESTRICTED
     asymptotic_quantity: Optional[str] = None
     asymptotics_from_divisible: bool = False
-    lower_bounds: Mapping[str, sp.Expr] = field(default_factory=dict)
+    lower_bounds: Mapping[Note, sp.Expr] = field(default_factory=dict)
     defaults: Mapping[str, int] = field(default_factory=dict)
-    source: str = ""
+    source: Note = Note()
     notes: tuple = ()
     validate: Optional[Callable[[Mapping[str, int]], None]] = None
 
@@ -157,6 +163,33 @@ class Model:
         stray = sorted(str(s) for s in free - set(self.params) if not isinstance(s, sp.Dummy))
         if stray:
             raise TypeError(f"{self.name}: quantities use symbols that are not its parameters: {', '.join(stray)}")
+        self._coerce_notes()
+
+    def _coerce_notes(self) -> None:
+        """Every note a :class:`~symbolic.notes.Note` in the model's own parameters (the class docstring)."""
+        def coerce(value, where: str) -> Note:
+            try:
+                n = as_note(value)
+            except TypeError as exc:
+                raise TypeError(f"{self.name}: {where} is not a note: {exc}") from None
+            stray = sorted(str(s) for s in n.free_symbols - set(self.params) if not isinstance(s, sp.Dummy))
+            if stray:
+                raise TypeError(f"{self.name}: {where} {str(n)!r} uses symbols that are not its parameters: "
+                                f"{', '.join(stray)}")
+            return n
+
+        object.__setattr__(self, "summary", coerce(self.summary, "the summary"))
+        object.__setattr__(self, "source", coerce(self.source, "the source"))
+        object.__setattr__(self, "divisible_note", coerce(self.divisible_note, "the divisible note"))
+        notes = (self.notes,) if isinstance(self.notes, (str, Note)) else tuple(self.notes)
+        object.__setattr__(self, "notes", tuple(coerce(n, f"note {k + 1}") for k, n in enumerate(notes)))
+        bounds = {}
+        for name, expr in self.lower_bounds.items():
+            key = coerce(name, "a lower bound's name")
+            if key in bounds:
+                raise TypeError(f"{self.name}: two lower bounds are named {str(key)!r}")
+            bounds[key] = expr
+        object.__setattr__(self, "lower_bounds", bounds)
 
     def param(self, name: str) -> Param:
         """The parameter called ``name``; :class:`BadInput` naming it (with the nearest names) otherwise."""

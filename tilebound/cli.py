@@ -127,9 +127,11 @@ def cmd_list(args, out) -> int:
 
 def cmd_show(args, out) -> int:
     from symbolic.hardware import get_hardware
+    from printing.content import point_note
     from printing.latex import escape, model_to_latex
     from printing.tables import render
     from printing.text import model_to_text
+    from symbolic.notes import note
 
     from . import report
 
@@ -150,9 +152,8 @@ def cmd_show(args, out) -> int:
     else:
         parts.append(f"% {model.name}: {escape(model.summary)}\n{model_to_latex(model, 'align*')}")
     if pt is not None:
-        where = ", ".join(f"{k} = {v}" for k, v in pt.items())
         vt = report.values_table(model, pt, dtype)
-        vt = type(vt)(vt.headers, vt.rows, caption=f"at {where}")
+        vt = type(vt)(vt.headers, vt.rows, caption=note("at ") + point_note(model, pt))
         parts.append(render(vt, fmt))
         rl = report.roofline_of(model, pt, hw, dtype, args.copies)
         if isinstance(rl, str):

@@ -432,7 +432,9 @@ def sweep_table(model, vary: Mapping[str, list], at: Mapping, quantities: Sequen
     (``OTHER ÷ MODEL`` when ``inverse``) and ``q ÷ EXPR``."""
     from base.dtypes import element_bytes
     from symbolic.evaluate import compile_exact
+    from printing.content import joined, point_note, quantity, tied_note
     from printing.tables import Measure, Table
+    from symbolic.notes import note
 
     if not vary:
         raise BadInput("vary", "give at least one --vary NAME=V1,V2,...")
@@ -445,7 +447,7 @@ def sweep_table(model, vary: Mapping[str, list], at: Mapping, quantities: Sequen
     nbytes = element_bytes(dtype) if dtype else None
     points = sweep_points(vary)
 
-    headers: list = [" = ".join(tied(k)) for k in vary] + qs
+    headers: list = [tied(k)[0] if len(tied(k)) == 1 else tied_note(model, tied(k)) for k in vary] + qs
     if nbytes and _is_elements(model.unit(main)):
         headers.append(f"{main} bytes ({dtype})")
     for other in ratios:
@@ -469,9 +471,9 @@ def sweep_table(model, vary: Mapping[str, list], at: Mapping, quantities: Sequen
         rows.append(tuple(row))
     first = expand({k: vs[0] for k, vs in vary.items()})
     fixed = {k: v for k, v in point(model, {**at, **first}).items() if k not in first}
-    caption = f"{model.name}: {', '.join(qs)}"
+    caption = note(f"{model.name}: ") + joined([quantity(q) for q in qs], ", ")     # a note: math as math
     if fixed:
-        caption += " at " + ", ".join(f"{k} = {v}" for k, v in fixed.items())
+        caption += note(" at ") + point_note(model, fixed)
     units = [f"{q} in {model.unit(q)}" for q in qs if model.unit(q) not in ("", "1")]
     notes = (f"units: {', '.join(units)}",) if units else ()
     return Table(tuple(headers), tuple(rows), caption=caption, notes=notes)

@@ -29,6 +29,7 @@ from ..asymptotics import Regime
 from ..evaluate import exact
 from ..floorsum import FloorSum
 from ..model import Model
+from ..notes import Omega, Theta, note, symbol
 from ..params import param
 from ..registry import ModelRef, defines
 
@@ -41,11 +42,12 @@ __all__ = ["N", "N_k", "d", "B_r", "B_c", "M", "PARAMS",
 
 # ------------------------------------------------------------------------------------- parameters
 N = param("N", "query rows (the sequence length)")
-N_k = param("N_k", "key rows (N_k = N for self-attention; more when decoding against a cache)", latex="N_k")
+N_k = param("N_k", "key rows (as many as the query rows for self-attention; more when decoding against a cache)",
+            latex="N_k")
 d = param("d", "head dimension")
 B_r = param("B_r", "query (row) block size", latex="B_r")
 B_c = param("B_c", "key (column) block size", latex="B_c")
-M = param("M", "on-chip SRAM in elements (100 KB of FP16 = 51,200)", latex="M")
+M = param("M", "on-chip SRAM in elements (100 KB of FP16 is 51,200 elements)", latex="M")
 
 #: every parameter of the family, in display order
 PARAMS = (N, N_k, d, B_r, B_c, M)
@@ -191,14 +193,21 @@ def paper_blocks_at(M_, d_) -> tuple[int, int]:
 
 # ------------------------------------------------------------------------------------- models
 _SELF = {N_k: N}
-_THEOREM2 = Regime("d <= M <= N d (Theorem 2)", le=((d, M), (M, N * d)))
-_FWD_LB = {"compulsory: read Q, K, V and write O (exact)": 2 * N * d + 2 * N_k * d}
-_BWD_LB = {"compulsory: read Q, K, V, O, dO and write dQ, dK, dV (exact)": 4 * N * d + 4 * N_k * d}
-_PROP3 = "Proposition 3: Omega(N^2 d^2 / M) for every exact algorithm, all M in [d, N d] (constant unknown)"
+# the tensors and the query row a note names (math, not parameters)
+_Q, _K, _V, _O, _dO, _dQ, _dK, _dV = (symbol(n) for n in ("Q", "K", "V", "O", "dO", "dQ", "dK", "dV"))
+_row = symbol("r")
+
+_THEOREM2 = Regime(note(sp.Le(d, M), ", ", sp.Le(M, N * d), " (Theorem 2)"), le=((d, M), (M, N * d)))
+_FWD_LB = {note("compulsory: read ", _Q, ", ", _K, ", ", _V, " and write ", _O, " (exact)"): 2 * N * d + 2 * N_k * d}
+_BWD_LB = {note("compulsory: read ", _Q, ", ", _K, ", ", _V, ", ", _O, ", ", _dO, " and write ", _dQ, ", ", _dK,
+                ", ", _dV, " (exact)"): 4 * N * d + 4 * N_k * d}
+_PROP3 = note("Proposition 3: ", Omega(N**2 * d**2 / M), " for every exact algorithm, all ", M, " from ", d, " to ",
+              N * d, " (constant unknown)")
 
 
-def _divisible_note(causal: bool) -> str:
-    return ("B_c = B_r divides N = N_k" if causal else "B_r divides N and B_c divides N_k")
+def _divisible_note(causal: bool):
+    return (note(sp.Eq(B_c, B_r), " divides ", sp.Eq(N, N_k)) if causal
+            else note(B_r, " divides ", N, " and ", B_c, " divides ", N_k))
 
 
 def _causal_ok(pt):
@@ -211,14 +220,15 @@ def _flash_model(name, kind, causal, summary, source):
     return Model(
         name=name, summary=summary, quantities=q, params=(N, N_k, d, B_r, B_c),
         divisible_forms=flash_counts(kind, causal, divisible=True), divisible_note=_divisible_note(causal),
-        regime=(Regime("B_r <= N (divisible form: B_c = B_r, N_k = N)", le=((B_r, N),)) if causal
-                else Regime("B_r <= N, B_c <= N_k", le=((B_r, N), (B_c, N_k)))),
+        regime=(Regime(note(sp.Le(B_r, N), " (divisible form: ", sp.Eq(B_c, B_r), ", ", sp.Eq(N_k, N), ")"),
+                       le=((B_r, N),)) if causal
+                else Regime(note(sp.Le(B_r, N), ", ", sp.Le(B_c, N_k)), le=((B_r, N), (B_c, N_k)))),
         asymptotics_from_divisible=causal,
         lower_bounds=_BWD_LB if kind == "bwd" else _FWD_LB,
         defaults={"N": 4096, "N_k": 4096, "d": 64, "B_r": 128, "B_c": 128},
         source=source, validate=_causal_ok if causal else None,
-        notes=(("causal: a fully masked block is skipped, a block the diagonal crosses is loaded whole; "
-                "query row r sits at position N_k - N + r",) if causal else ()),
+        notes=((note("causal: a fully masked block is skipped, a block the diagonal crosses is loaded whole; "
+                     "query row ", _row, " sits at key position ", N_k - N + _row),) if causal else ()),
     )
 
 
@@ -250,13 +260,13 @@ def _paper_model(name, kind, summary, regime):
         name=name, summary=summary, quantities=q, params=(N, d, M),
         divisible_forms={k: v.subs({B_r: sp.Min(M / (4 * d), d), B_c: M / (4 * d), N_k: N})
                          for k, v in flash_counts(kind, False, divisible=True).items()},
-        divisible_note="4d divides M and the blocks divide N",
+        divisible_note=note(4 * d, " divides ", M, " and the blocks divide ", N),
         regime=regime,
         lower_bounds={**{k: v.subs(_SELF) for k, v in (_BWD_LB if kind == "bwd" else _FWD_LB).items()},
                       _PROP3: N**2 * d**2 / M},
         defaults={"N": 4096, "d": 64, "M": 51200},
         source=FA_SOURCE + ", Algorithm 1 line 1 (block sizes), Theorem 2, Proposition 3",
-        notes=("M: on-chip SRAM in elements (100 KB of FP16 = 51,200)",),
+        notes=(note(M, ": on-chip SRAM in elements (100 KB of FP16 is 51,200 elements)"),),
     )
 
 
@@ -265,8 +275,9 @@ def standard_fwd():
     return Model("attention.standard.fwd", "standard attention forward (three kernels through HBM)",
                  standard_counts("fwd"), params=(N, N_k, d), lower_bounds=_FWD_LB,
                  defaults={"N": 4096, "N_k": 4096, "d": 64},
-                 source=FA_SOURCE + ", Algorithm 0 and Theorem 2 (Theta(N d + N^2))",
-                 notes=("a causal mask changes no count: the standard kernels move whole N x N_k matrices",))
+                 source=note(FA_SOURCE + ", Algorithm 0 and Theorem 2 (", Theta(N * d + N**2), ")"),
+                 notes=(note("a causal mask changes no count: the standard kernels move whole ", N, " × ", N_k,
+                             " matrices"),))
 
 
 @defines("attention.standard.bwd", "standard attention backward from (Q, K, V, P, dO), five kernels through HBM")
@@ -299,7 +310,8 @@ def fa2_fwd_paper():
     br, bc = paper_block_sizes()
     # NOTE: with the paper's B_r = min(B_c, d) the FA-2 order reloads K, V N/B_r times; for
     # M >= 4 d^2 (the course's 100 KB and d = 64) B_r = d and the count is Theta(N^2), not N^2 d^2/M.
-    regime = Regime("4 d^2 <= M <= N d (so B_r = d)", le=((d**2, M), (M, N * d)), subs={br: d})
+    regime = Regime(note(sp.Le(4 * d**2, M), ", ", sp.Le(M, N * d), " (so ", sp.Eq(B_r, d), ")"),
+                    le=((d**2, M), (M, N * d)), subs={br: d})
     return _paper_model("attention.fa2.fwd.paper", "fa2",
                         "FlashAttention forward (FlashAttention-2 order) with the paper's block sizes", regime)
 

@@ -88,6 +88,7 @@ from ..asymptotics import Regime
 from ..floorsum import gcd
 from ..hardware import H100, LOADED_HBM_LATENCY, UNLOADED_L2_LATENCY_CLK
 from ..model import Model
+from ..notes import code, note, symbol
 from ..params import param, real_param
 from ..registry import ModelRef, defines
 
@@ -97,19 +98,26 @@ __all__ = ["B", "H", "H_kv", "L_q", "N_k", "d", "d_v", "B_n", "S", "P", "n_SM", 
            "COMBINE_ROWS_PER_CTA", "COMBINE_CTAS_PER_SM", "check_decode_point", "table_entries", "SplitLaunch"]
 
 # ------------------------------------------------------------------------------------------ parameters
+# the names the notes use that are not parameters: the tensors, and the listing's abbreviations
+_Q, _K, _V, _O = (symbol(n) for n in ("Q", "K", "V", "O"))
+_LSE = symbol("LSE", r"\mathrm{LSE}")
+_n_b, _n_bps, _S_ne = symbol("n_b"), symbol("n_bps"), symbol("S_ne")
+
 B = param("B", "sequences in the batch")
 H = param("H", "query heads")
-H_kv = param("H_kv", "key/value heads; H_kv divides H, g = H/H_kv query heads share one", latex="H_{kv}")
+H_kv = param("H_kv", note("key/value heads; their number divides ", H, " and each serves an equal group of query "
+                          "heads"), latex="H_{kv}")
 L_q = param("L_q", "query tokens per sequence (1 when decoding, more for speculative decoding)", latex="L_{q}")
 N_k = param("N_k", "cached keys per sequence", latex="N_{k}")
-d = param("d", "head dimension of Q and K")
-d_v = param("d_v", "head dimension of V and O", latex="d_{v}")
-B_n = param("B_n", "keys per key block (FlashAttention-2's kBlockN)", latex="B_{n}")
-S = param("S", "splits of the keys (num_splits)")
+d = param("d", note("head dimension of ", _Q, " and ", _K))
+d_v = param("d_v", note("head dimension of ", _V, " and ", _O), latex="d_{v}")
+B_n = param("B_n", note("keys per key block (FlashAttention-2's ", code("kBlockN"), ")"), latex="B_{n}")
+S = param("S", note("splits of the keys (", code("num_splits"), ")"))
 P = param("P", "tokens per page of the paged KV cache")
 
 n_SM = param("n_SM", "streaming multiprocessors", latex="n_{SM}")
-c_SM = param("c_SM", "split-kernel CTAs resident per SM (FA2 assumes 2: flash_api.cpp:334)", latex="c_{SM}")
+c_SM = param("c_SM", note("split-kernel CTAs resident per SM (FA2 assumes 2: ", code("flash_api.cpp:334"), ")"),
+             latex="c_{SM}")
 BW = real_param("BW", "HBM bandwidth (bytes/s)", latex="BW")
 L = real_param("L", "loaded HBM latency, issue to data (s)", latex="L")
 L_2 = real_param("L_2", "L2 hit latency of a combine load (s)", latex="L_{2}")
@@ -130,10 +138,10 @@ COMBINE_ROWS_PER_CTA = 4
 #: combine CTAs of 128 threads resident per SM: 64 warps per SM (docs/conventions.md §3.2) / 4 warps
 COMBINE_CTAS_PER_SM = 16
 
-_SOURCE = ("Dao, Haziza, Massa, Sizov 2023, Flash-Decoding for long-context inference; FlashAttention-2 "
-           "csrc/flash_attn/flash_api.cpp:281-347, 429-437, 613 and src/flash_fwd_kernel.h:535-585, 944-987, "
-           "1117-1299; vLLM csrc/attention/attention_kernels.cu (paged_attention_kernel, unpacked grid); "
-           "docs/conventions.md §6")
+_SOURCE = note("Dao, Haziza, Massa, Sizov 2023, Flash-Decoding for long-context inference; FlashAttention-2 ",
+               code("csrc/flash_attn/flash_api.cpp"), ":281-347, 429-437, 613 and ", code("src/flash_fwd_kernel.h"),
+               ":535-585, 944-987, 1117-1299; vLLM ", code("csrc/attention/attention_kernels.cu"), " (",
+               code("paged_attention_kernel"), ", unpacked grid); ", code("docs/conventions.md"), " §6")
 
 
 def check_decode_point(pt) -> None:
@@ -246,8 +254,8 @@ def _regime(packed: bool, paged: bool) -> Regime:
     subs = {split: 1}
     if paged:
         subs[gcd(P, B_n)] = P        # the table term is of lower order whatever the page size; taken at P | B_n
-    return Regime(("H L_q S <= H_kv N_k" if packed else "L_q S <= N_k") + ", S >= 2"
-                  + (", P divides B_n" if paged else ""), le=(rows,), subs=subs)
+    return Regime(note(sp.Le(*rows), ", ", sp.Ge(S, 2), *((", ", P, " divides ", B_n) if paged else ())),
+                  le=(rows,), subs=subs)
 
 
 def _build(name: str, packed: bool, paged: bool) -> Model:
@@ -255,7 +263,6 @@ def _build(name: str, packed: bool, paged: bool) -> Model:
     defaults = {"B": 1, "H": 32, "H_kv": 8, "L_q": 1, "N_k": 32768, "d": 128, "d_v": 128, "B_n": 128, "S": 1}
     if paged:
         defaults["P"] = 256
-    G = "H_kv" if packed else "H"
     e = element_bytes("fp16")
     return Model(
         name, f"split-KV decode, {'packed GQA (one CTA per KV head)' if packed else 'one CTA per query head'}"
@@ -264,21 +271,29 @@ def _build(name: str, packed: bool, paged: bool) -> Model:
         params=params,
         units=_units(paged),
         divisible_forms=counts(packed, paged, divisible=True),
-        divisible_note="B_n S divides N_k: every split holds N_k/(B_n S) key blocks, none is empty",
+        divisible_note=note(B_n * S, " divides ", N_k, ": every split holds ", N_k / (B_n * S),
+                            " key blocks, none is empty"),
         regime=_regime(packed, paged),
         asymptotic_quantity="bytes",
-        lower_bounds={f"compulsory: K, V once per {'KV' if packed else 'query'} head, Q once, O once (bytes)":
+        lower_bounds={note("compulsory: ", _K, ", ", _V, f" once per {'KV' if packed else 'query'} head, ", _Q,
+                           " once, ", _O, " once (bytes)"):
                       e * (B * (H_kv if packed else H) * N_k * (d + d_v) + B * H * L_q * (d + d_v))},
         defaults=defaults,
         source=_SOURCE,
-        notes=(f"{G} CTAs per sequence and split, {'g L_q' if packed else 'L_q'} query rows each; "
-               "K and V read once per CTA group: the unpacked/packed ratio of K, V reads is g = H/H_kv",
-               "S_ne = ceil(nb/nbps) splits load Q; an empty split writes only its partials (0 and -inf)",
-               "partials and LSE are FP32, Q/K/V/O FP16 or BF16" + (", the block table int32" if paged else ""),
-               "one N_k for the whole batch: a ragged batch is the sum over its sequences at B = 1",
-               "split_overhead = total_S - total_1 (the total at S splits less that at one); it is free of N_k when B_n S divides N_k (divisible form)")
-        + (("a key block reads the table entries of the pages it touches: ceil(N_k/P) per head group and "
-            "sequence when P divides B_n, ceil(N_k/B_n) when B_n divides P",) if paged else ()),
+        notes=(note(H_kv if packed else H, " CTAs per sequence and split, ", H * L_q / H_kv if packed else L_q,
+                    " query rows each; ", _K, " and ", _V, " read once per CTA group: the unpacked/packed ratio of ",
+                    _K, ", ", _V, " reads is ", H / H_kv),
+               note(sp.Eq(_S_ne, sp.ceiling(_n_b / _n_bps)), " splits load ", _Q, " (", sp.Eq(_n_b, sp.ceiling(N_k / B_n)),
+                    " key blocks, ", sp.Eq(_n_bps, sp.ceiling(_n_b / S)), " a split); an empty split writes only its "
+                    "partials (", sp.Integer(0), " and ", -sp.oo, ")"),
+               note("partials and ", _LSE, " are FP32, ", _Q, ", ", _K, ", ", _V, ", ", _O, " FP16 or BF16",
+                    ", the block table int32" if paged else ""),
+               note("one ", N_k, " for the whole batch: a ragged batch is the sum over its sequences at ", sp.Eq(B, 1)),
+               note(code("split_overhead"), ": the total at ", S, " splits less the total at ", sp.Eq(S, 1),
+                    "; it is free of ", N_k, " when ", B_n * S, " divides ", N_k, " (divisible form)"))
+        + ((note("a key block reads the table entries of the pages it touches: ", sp.ceiling(N_k / P),
+                 " per head group and sequence when ", P, " divides ", B_n, ", ", sp.ceiling(N_k / B_n), " when ",
+                 B_n, " divides ", P),) if paged else ()),
         validate=check_decode_point,
     )
 
@@ -364,13 +379,18 @@ def decode_time() -> Model:
         defaults={"B": 1, "H": 32, "H_kv": 8, "L_q": 1, "N_k": 32768, "d": 128, "d_v": 128, "B_n": 128, "S": 1,
                   "n_SM": H100.sms, "c_SM": 2, "BW": H100.hbm_bytes_per_s, "L": LOADED_HBM_LATENCY.value,
                   "L_2": l2},
-        source=("FlashAttention-2 csrc/flash_attn/flash_api.cpp:300-301, 334-335 (waves, slots) and "
-                "src/flash_fwd_kernel.h:944-987 (one tile in flight), 1252-1270 (combine loop); "
-                "Little 1961 (docs/conventions.md §5.1); LOADED_HBM_LATENCY and UNLOADED_L2_LATENCY_CLK of "
-                "symbolic/hardware.py (docs/conventions.md §5.2); H100 figures docs/conventions.md §3.1"),
-        notes=("NOTE: a model, not a measurement: one K or V tile in flight per CTA (FA2's loop), two loaded "
-               "latencies per key block, waves of c_SM CTAs per SM, the combine's S + 1 dependent L2 loads",
-               "defaults: H100 SXM (132 SMs, 3.35 TB/s), L = 700 ns (an assumption), L_2 = 262 clk / 1.83 GHz",
-               "hbm_fraction = (bytes/BW)/time; bytes as decode.packed counts them (FP16 inputs, FP32 partials)"),
+        source=note("FlashAttention-2 ", code("csrc/flash_attn/flash_api.cpp"), ":300-301, 334-335 (waves, slots) "
+                    "and ", code("src/flash_fwd_kernel.h"), ":944-987 (one tile in flight), 1252-1270 (combine loop); "
+                    "Little 1961 (", code("docs/conventions.md"), " §5.1); ", code("LOADED_HBM_LATENCY"), " and ",
+                    code("UNLOADED_L2_LATENCY_CLK"), " of ", code("symbolic/hardware.py"), " (",
+                    code("docs/conventions.md"), " §5.2); H100 figures ", code("docs/conventions.md"), " §3.1"),
+        notes=(note("a model, not a measurement: one ", _K, " or ", _V, " tile in flight per CTA (FA2's loop), two "
+                    "loaded latencies per key block, waves of ", c_SM, " CTAs per SM, the combine's ", S + 1,
+                    " dependent L2 loads"),
+               note("defaults: H100 SXM (132 SMs, 3.35 TB/s), ", L, " is 700 ns (an assumption), ", L_2,
+                    " is 262 clk at 1.83 GHz"),
+               note(code("hbm_fraction"), ": the share of the HBM roofline reached, ",
+                    symbol("bytes", r"\mathrm{bytes}") / (BW * symbol("time", r"\mathrm{time}")), ", with ",
+                    code("bytes"), " as ", code("decode.packed"), " counts them (FP16 inputs, FP32 partials)")),
         validate=check_decode_point,
     )

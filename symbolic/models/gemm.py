@@ -48,6 +48,7 @@ from base.dtypes import element_bytes
 
 from ..asymptotics import Regime
 from ..model import Model
+from ..notes import code, note, symbol
 from ..params import param
 from ..registry import defines
 
@@ -56,16 +57,19 @@ __all__ = ["M", "N", "K", "B_M", "B_N", "B_K", "s", "w_y", "w_x", "S", "COSMA_SO
            "cosma_bound", "tile_fast_memory", "cosma_gap", "gemm_traffic", "tiled", "resources", "cosma"]
 
 # ------------------------------------------------------------------------------------- parameters
-M = param("M", "rows of A and C", latex="M")
-N = param("N", "columns of B and C", latex="N")
-K = param("K", "the reduction dimension: columns of A, rows of B", latex="K")
-B_M = param("B_M", "tile rows: the rows of C one block computes", latex="B_M")
-B_N = param("B_N", "tile columns: the columns of C one block computes", latex="B_N")
-B_K = param("B_K", "K-step: the depth of the A and B chunks a block loads per step", latex="B_K")
-s = param("s", "pipeline stages in shared memory (num_stages)", latex="s")
-w_y = param("w_y", "warps along M (rows of the block's warp grid)", latex="w_y")
-w_x = param("w_x", "warps along N (columns of the block's warp grid)", latex="w_x")
-S = param("S", "fast memory in elements (the lower bound's S)", latex="S")
+# the matrices of C = A B, and the lower bound's I/O and fast memory: names in the notes, not parameters
+_A, _B, _C, _Q, _S = (symbol(n) for n in ("A", "B", "C", "Q", "S"))
+
+M = param("M", note("rows of ", _A, " and ", _C), latex="M")
+N = param("N", note("columns of ", _B, " and ", _C), latex="N")
+K = param("K", note("the reduction dimension: columns of ", _A, ", rows of ", _B), latex="K")
+B_M = param("B_M", note("tile rows: the rows of ", _C, " one block computes"), latex="B_M")
+B_N = param("B_N", note("tile columns: the columns of ", _C, " one block computes"), latex="B_N")
+B_K = param("B_K", note("K-step: the depth of the ", _A, " and ", _B, " chunks a block loads per step"), latex="B_K")
+s = param("s", note("pipeline stages in shared memory (", code("num_stages"), ")"), latex="s")
+w_y = param("w_y", note("warps along ", M, " (rows of the block's warp grid)"), latex="w_y")
+w_x = param("w_x", note("warps along ", N, " (columns of the block's warp grid)"), latex="w_x")
+S = param("S", "fast memory in elements (the lower bound's fast memory)", latex="S")
 
 COSMA_SOURCE = "Kwasniewski et al. 2019, Red-Blue Pebbling Revisited (COSMA), SC'19, Theorem 1"
 
@@ -153,20 +157,21 @@ def tiled():
     q = gemm_counts()
     q["intensity"] = q["flops"] / ((q["reads"] + q["writes"]) * element_bytes("fp16"))
     t_m, t_n, t_k = (sp.Dummy(n, integer=True, positive=True) for n in ("t_m", "t_n", "t_k"))
-    return Model("gemm.tiled", "tiled matrix multiply C = A B through global memory", q,
+    return Model("gemm.tiled", note("tiled matrix multiply ", sp.Eq(_C, _A * _B), " through global memory"), q,
                  params=(M, N, K, B_M, B_N, B_K),
                  units={"flops_padded": "FLOP", "reads_A": "elements", "reads_B": "elements",
                         "intensity": "FLOP/byte"},
                  divisible_subs={M: B_M * t_m, N: B_N * t_n, K: B_K * t_k},
-                 regime=Regime("B_M <= M, B_N <= N, B_K <= K", le=((B_M, M), (B_N, N), (B_K, K))),
+                 regime=Regime(note(sp.Le(B_M, M), ", ", sp.Le(B_N, N), ", ", sp.Le(B_K, K)),
+                               le=((B_M, M), (B_N, N), (B_K, K))),
                  asymptotic_quantity="total",
-                 lower_bounds={"COSMA (Thm 1), S = fast-memory elements": cosma_bound()},
+                 lower_bounds={note("COSMA (Theorem 1), ", _S, " elements of fast memory"): cosma_bound()},
                  defaults={"M": 4096, "N": 4096, "K": 4096, "B_M": 128, "B_N": 128, "B_K": 32},
-                 source=COSMA_SOURCE + " (bound); the loop nest of Triton's matmul tutorial "
-                                       "(docs/conventions.md §4.1)",
+                 source=note(COSMA_SOURCE + " (bound); the loop nest of Triton's matmul tutorial (",
+                             code("docs/conventions.md"), " §4.1)"),
                  notes=("masked loads: a partial edge tile moves only its valid elements",
-                        "padded FLOPs: every tile computes B_M x B_N x B_K per K-step",
-                        "intensity: FLOPs per byte of traffic, FP16 elements"))
+                        note("padded FLOPs: every tile computes ", B_M, " × ", B_N, " × ", B_K, " per K-step"),
+                        note(code("intensity"), ": FLOPs per byte of traffic, FP16 elements")))
 
 
 @defines("gemm.resources", "one block's shared memory per stage and in all, and registers per thread")
@@ -176,21 +181,26 @@ def resources():
                  units={"smem_stage": "elements", "smem_total": "elements", "smem_bytes": "bytes",
                         "regs_per_thread": "registers"},
                  defaults={"B_M": 128, "B_N": 128, "B_K": 32, "s": 3, "w_y": 2, "w_x": 2},
-                 source="docs/conventions.md §4.2: a stage holds (B_M + B_N) B_K elements (FP16); "
-                        "the register estimate is the course's (lecture 13)",
-                 notes=("regs_per_thread is an estimate (FP32 accumulators over 32 threads + 40), "
-                        "not a count; the compiler decides the real figure",))
+                 source=note(code("docs/conventions.md"), " §4.2: a stage holds ", (B_M + B_N) * B_K,
+                             " elements (FP16); the register estimate is the course's (lecture 13)"),
+                 notes=(note(code("regs_per_thread"), " is an estimate (the FP32 accumulators over 32 threads, "
+                             "plus 40), not a count; the compiler decides the real figure"),))
 
 
 @defines("gemm.cosma", "COSMA I/O lower bound 2 M N K / sqrt(S) + M N and the tiled schedule's gap to it")
 def cosma():
     c = gemm_counts()
     S_tile = tile_fast_memory()
-    return Model("gemm.cosma", "I/O lower bound for C = A B with S elements of fast memory",
+    return Model("gemm.cosma", note("I/O lower bound for ", sp.Eq(_C, _A * _B), " with ", _S,
+                                    " elements of fast memory"),
                  {"fast_memory_tile": S_tile},
                  params=(B_M, B_N, B_K, s), units={"fast_memory_tile": "elements"},
-                 lower_bounds={"COSMA Q >= 2 M N K / sqrt(S) + M N": cosma_bound(),
-                               "gap (a ratio, not elements): tiled traffic / bound at S_tile":
+                 # the bound is in M, N, K and S, which gemm.cosma leaves free: its names are notes' symbols
+                 lower_bounds={note("COSMA (Theorem 1), the least I/O ", _Q, " with ", _S, " elements of fast memory"):
+                               cosma_bound(),
+                               note("gap (a ratio, not elements): the tiled traffic over the bound with ",
+                                    code("fast_memory_tile"), " elements of fast memory"):
                                    (c["reads"] + c["writes"]) / cosma_bound(S=S_tile)},
                  defaults={"B_M": 128, "B_N": 128, "B_K": 32, "s": 3}, source=COSMA_SOURCE,
-                 notes=("fast_memory_tile: the block's B_M x B_N accumulator plus its s-stage pipeline",))
+                 notes=(note(code("fast_memory_tile"), ": the block's ", B_M, " × ", B_N, " accumulator plus its ", s,
+                             "-stage pipeline"),))

@@ -54,6 +54,7 @@ from base import validate
 
 from ..floor_moments import floor_prefix, floor_prefix_sums, floor_sums
 from ..model import Model
+from ..notes import code, note, symbol
 from ..params import param
 from ..registry import defines
 from ..shown_as import ShownAs
@@ -65,9 +66,10 @@ __all__ = ["G_M", "P", "capacity", "ceil_div", "tile_of", "launch_order", "wave_
            "l2", "l2_lru"]
 
 # ------------------------------------------------------------------------------------- parameters
-G_M = param("G_M", "GROUP_M: tile rows launched together (Triton's matmul tutorial); 1 = row-major", latex="G_M")
-P = param("P", "programs per wave: SMs x co-resident blocks per SM", latex="P")
-capacity = param("capacity", "L2 capacity in elements (H100/H200: 50 MB = 25,000,000 FP16 elements)",
+G_M = param("G_M", note(code("GROUP_M"), ": tile rows launched together (Triton's matmul tutorial); 1 launches "
+                                         "row-major"), latex="G_M")
+P = param("P", "programs per wave: SMs times co-resident blocks per SM", latex="P")
+capacity = param("capacity", "L2 capacity in elements (H100/H200: 50 MB, 25,000,000 FP16 elements)",
                  latex=r"C_{\mathrm{L2}}")
 
 _pos = validate.positive_int
@@ -421,42 +423,61 @@ class LRUReads(_CountNode):
     _latex = _tilebound_latex
 
 
-_NO_REUSE_NOTE = ("hbm_reads_no_reuse: an exact count of the no-reuse rule (every wave fetches each panel it "
-                  "uses), evaluated in closed form at any size; it equals the LRU's misses for step_footprint "
-                  "<= capacity < reuse_floor and bounds them from above for any capacity >= step_footprint")
-_FITS_NOTE = "hbm_reads_fits: a lower bound of any cache; the LRU's misses exactly once M K + K N <= capacity"
+# the notes' names for step_footprint(...) and reuse_floor(...) of a plan, and for the L2 capacity where it is not
+# a parameter (gemm.l2): math, not parameters
+_FOOTPRINT = symbol("step_footprint", r"\text{step}\_\text{footprint}")
+_REUSE_FLOOR = symbol("reuse_floor", r"\text{reuse}\_\text{floor}")
+
+
+def _no_reuse_note(cap):
+    return note(code("hbm_reads_no_reuse"), ": an exact count of the no-reuse rule (every wave fetches each panel it "
+                "uses), evaluated in closed form at any size; it equals the LRU's misses for ",
+                sp.Le(_FOOTPRINT, cap), " and ", sp.Lt(cap, _REUSE_FLOOR), " and bounds them from above for any ",
+                sp.Ge(cap, _FOOTPRINT))
+
+
+def _fits_note(cap):
+    return note(code("hbm_reads_fits"), ": a lower bound of any cache; the LRU's misses exactly once ",
+                sp.Le(M * K + K * N, cap))
+
+
 _DEFAULTS = {"M": 4096, "N": 4096, "K": 4096, "B_M": 128, "B_N": 128, "G_M": 8, "P": 132}
-_SOURCE = ("the GROUP_M launch order of Triton's matmul tutorial, section \"L2 Cache Optimizations\" "
-           "(docs/conventions.md §4.4)")
+_SOURCE = note("the ", code("GROUP_M"), " launch order of Triton's matmul tutorial, section “L2 Cache Optimizations” (",
+               code("docs/conventions.md"), " §4.4)")
 
 
 @defines("gemm.l2", "HBM reads of A and B under the GROUP_M launch order, waves of P programs: no reuse across "
                     "waves (exact rule, an upper bound of LRU), or all of A and B in L2 (a lower bound)")
 def l2():
-    return Model("gemm.l2", "HBM reads of the tiled GEMM through an L2, by launch order (GROUP_M = G_M, waves of P)",
+    cap = symbol("capacity", capacity.latex)           # gemm.l2 has no capacity parameter: its notes' name for it
+    return Model("gemm.l2", note("HBM reads of the tiled GEMM through an L2, by launch order (", code("GROUP_M"), " is ",
+                                 G_M, ", waves of ", P, ")"),
                  {"hbm_reads_no_reuse": WaveReads(M, N, K, B_M, B_N, G_M, P), "hbm_reads_fits": M * K + K * N},
                  params=(M, N, K, B_M, B_N, G_M, P),
                  units={"hbm_reads_no_reuse": "elements", "hbm_reads_fits": "elements"},
                  asymptotic_quantity="hbm_reads_fits", defaults=dict(_DEFAULTS), source=_SOURCE,
-                 notes=(_NO_REUSE_NOTE, _FITS_NOTE,
-                        "the LRU's misses at a given capacity, exactly: model gemm.l2.lru (hbm_reads_lru)"))
+                 notes=(_no_reuse_note(cap), _fits_note(cap),
+                        note("the LRU's misses at a given capacity, exactly: model ", code("gemm.l2.lru"), " (",
+                             code("hbm_reads_lru"), ")")))
 
 
 @defines("gemm.l2.lru", "HBM reads of A and B through an LRU L2 of `capacity` elements under the GROUP_M launch "
                         "order: the exact count, with its two bounds")
 def l2_lru():
-    return Model("gemm.l2.lru", "Exact LRU misses of the tiled GEMM's lockstep waves (GROUP_M = G_M, waves of P, "
-                                "B_K-deep steps, an L2 of `capacity` elements)",
+    return Model("gemm.l2.lru", note("Exact LRU misses of the tiled GEMM's lockstep waves (", code("GROUP_M"), " is ",
+                                     G_M, ", waves of ", P, ", ", B_K, "-deep steps, an L2 of ", capacity, " elements)"),
                  {"hbm_reads_lru": LRUReads(M, N, K, B_M, B_N, B_K, G_M, P, capacity),
                   "hbm_reads_no_reuse": WaveReads(M, N, K, B_M, B_N, G_M, P), "hbm_reads_fits": M * K + K * N},
                  params=(M, N, K, B_M, B_N, B_K, G_M, P, capacity),
                  units={"hbm_reads_lru": "elements", "hbm_reads_no_reuse": "elements", "hbm_reads_fits": "elements"},
                  asymptotic_quantity="hbm_reads_fits",
                  defaults=dict(_DEFAULTS, B_K=64, capacity=25_000_000), source=_SOURCE,
-                 notes=("hbm_reads_lru: exact - the misses of numeric.l2cache's LRU simulation, counted from reuse "
-                        "distances in closed form (symbolic.gemm_lru: Mattson's stack property with chunk sizes); "
-                        "any size: beyond 16,384 waves it sums over classes of waves of equal neighbourhood "
-                        "(symbolic.wave_classes), whose work grows with G_M and P only; refused (one line) for "
-                        "capacity below one K-step's footprint or a plan beyond "
-                        "symbolic.gemm_lru.EXACT_WAVES_BUDGET representative waves",
-                        "hbm_reads_fits <= hbm_reads_lru <= hbm_reads_no_reuse: " + _NO_REUSE_NOTE + "; " + _FITS_NOTE))
+                 notes=(note(code("hbm_reads_lru"), ": exact - the misses of ", code("numeric.l2cache"), "'s LRU "
+                             "simulation, counted from reuse distances in closed form (", code("symbolic.gemm_lru"),
+                             ": Mattson's stack property with chunk sizes); any size: beyond 16,384 waves it sums over "
+                             "classes of waves of equal neighbourhood (", code("symbolic.wave_classes"), "), whose work "
+                             "grows with ", G_M, " and ", P, " only; refused (one line) for ", capacity, " below one "
+                             "K-step's footprint or a plan beyond ", code("symbolic.gemm_lru.EXACT_WAVES_BUDGET"),
+                             " representative waves"),
+                        note(code("hbm_reads_lru"), " lies between ", code("hbm_reads_fits"), " and ",
+                             code("hbm_reads_no_reuse"), ": ") + _no_reuse_note(capacity) + "; " + _fits_note(capacity)))

@@ -41,18 +41,22 @@ from base.dtypes import element_bytes
 
 from ..asymptotics import Regime
 from ..model import Model
+from ..notes import code, note, symbol
 from ..params import param
 from ..registry import defines
 
 __all__ = ["M", "K", "B_M", "B_K", "gemv_tiled"]
 
-M = param("M", "rows of A and of y")
-K = param("K", "columns of A and length of x (the reduction dimension)")
-B_M = param("B_M", "rows of A in one tile: the y rows one program owns")
-B_K = param("B_K", "columns of A per K-step: the x chunk loaded with each A block")
+# the matrix and vectors of y = A x: names in the notes, not parameters
+_A, _x, _y = symbol("A"), symbol("x"), symbol("y")
 
-SOURCE = ("NVIDIA cuBLAS Library, cublas<t>gemv() (the operation); Williams, Waterman, Patterson, "
-          "Roofline, CACM 52(4) 2009, section 2 (operational intensity)")
+M = param("M", note("rows of ", _A, " and of ", _y))
+K = param("K", note("columns of ", _A, " and length of ", _x, " (the reduction dimension)"))
+B_M = param("B_M", note("rows of ", _A, " in one tile: the ", _y, " rows one program owns"))
+B_K = param("B_K", note("columns of ", _A, " per K-step: the ", _x, " chunk loaded with each ", _A, " block"))
+
+SOURCE = note("NVIDIA cuBLAS Library, ", code("cublas<t>gemv()"), " (the operation); Williams, Waterman, Patterson, "
+              "Roofline, CACM 52(4) 2009, section 2 (operational intensity)")
 
 
 def _partition_sum(size, block):
@@ -76,16 +80,16 @@ def gemv_tiled():
     t = sp.Dummy("t_m", integer=True, positive=True)
     u = sp.Dummy("t_k", integer=True, positive=True)
     return Model(
-        "gemv.tiled", "tiled matrix-vector product y = A x through global memory", _counts(),
+        "gemv.tiled", note("tiled matrix-vector product ", sp.Eq(_y, _A * _x), " through global memory"), _counts(),
         params=(M, K, B_M, B_K),
         units={"intensity": "FLOP/byte"},
         divisible_subs={M: B_M * t, K: B_K * u},
-        regime=Regime("B_M <= M, B_K <= K", le=((B_M, M), (B_K, K))),
+        regime=Regime(note(sp.Le(B_M, M), ", ", sp.Le(B_K, K)), le=((B_M, M), (B_K, K))),
         asymptotic_quantity="total",
-        lower_bounds={"compulsory: A and x read once, y written once": M * K + K + M},
+        lower_bounds={note("compulsory: ", _A, " and ", _x, " read once, ", _y, " written once"): M * K + K + M},
         defaults={"M": 4096, "K": 4096, "B_M": 64, "B_K": 128},
         source=SOURCE,
         notes=("masked loads: a partial edge tile moves only its valid elements",
-               "x is re-read once per tile row: ceil(M / B_M) K elements",
-               "B_K does not change the counts, only the number of steps"),
+               note(_x, " is re-read once per tile row: ", sp.ceiling(M / B_M) * K, " elements"),
+               note(B_K, " does not change the counts, only the number of steps")),
     )

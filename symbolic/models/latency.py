@@ -26,6 +26,7 @@ import sympy as sp
 from ..asymptotics import Regime
 from ..hardware import H100
 from ..model import Model
+from ..notes import code, note, symbol
 from ..params import param, real_param
 from ..registry import defines
 
@@ -68,8 +69,11 @@ ACCESS_WIDTHS = MappingProxyType({
     "TMA bulk copy (32 KiB per instruction)": (32 * 1024, "one thread per tile"),
 })
 
-_LITTLE = ("Little, J. D. C. (1961), \"A proof for the queuing formula: L = lambda W\", Operations Research 9(3), "
-           "383-387")
+# the title's L = lambda W: its own symbols (the mean number in the system, the arrival rate, the mean time in it);
+# lambda is named "Lambda" so that SymPy's ordering of the product (by name) keeps the title's "lambda W"
+_LITTLE = note("Little, J. D. C. (1961), “A proof for the queuing formula: ",
+               sp.Eq(symbol("L"), symbol("Lambda", r"\lambda", "λ") * symbol("W")), "”, Operations Research 9(3), "
+               "383-387")
 _FA3 = "FlashAttention-3 (Shah et al. 2024, arXiv 2407.08608) \u00a73.1"
 _HOPPER = "NVIDIA Hopper tuning guide (asynchronous copies, TMA)"
 
@@ -94,7 +98,7 @@ def littles_law() -> Model:
     warps = requests / WARP_SIZE
     return Model(
         name="latency.littles_law",
-        summary="bytes in flight = bandwidth x latency",
+        summary=note("bytes in flight: bandwidth times latency, ", BW * L),
         quantities={
             "inflight_bytes": inflight,
             "inflight_per_sm": per_sm,
@@ -107,9 +111,9 @@ def littles_law() -> Model:
                "warps_per_sm": "1", "loads_per_thread": "1"},
         defaults={"W_max": H100.max_warps_per_sm},
         asymptotic_quantity="inflight_bytes",
-        source=f"{_LITTLE}; docs/conventions.md §5 (bandwidth and latency figures; {_HOPPER})",
-        notes=("NOTE: 700 ns is a loaded-latency assumption (symbolic.hardware.LOADED_HBM_LATENCY), "
-               "not a measurement.",),
+        source=_LITTLE + note("; ", code("docs/conventions.md"), f" §5 (bandwidth and latency figures; {_HOPPER})"),
+        notes=(note("700 ns is a loaded-latency assumption (", code("symbolic.hardware.LOADED_HBM_LATENCY"),
+                    "), not a measurement."),),
     )
 
 
@@ -200,19 +204,21 @@ def pipeline() -> Model:
     """
     q = _pipeline_quantities(S)
     latency_bound = Regime(
-        description="latency-bound: t_x, t_c <= L and S max(t_x, t_c) <= L + t_x + t_c",
+        description=note("latency-bound: ", sp.Le(t_x, L), ", ", sp.Le(t_c, L), " and ",
+                         sp.Le(S * sp.Max(t_x, t_c), L + t_x + t_c)),
         le=((t_x, L), (t_c, L)),
         subs={q["period"]: (L + t_x + t_c) / S})
     return Model(
         name="latency.pipeline",
-        summary="load->compute pipeline, S buffers, issue-ahead",
+        summary=note("load→compute pipeline, ", S, " buffers, issue-ahead"),
         quantities=q,
         params=(n, S, L, t_x, t_c),
         units=_PIPE_UNITS,
         regime=latency_bound,
         asymptotic_quantity="period",
-        source=("steady state: docs/conventions.md §5 (software pipelining with S buffers; " + _HOPPER + "); "
-                "exact makespan derived from the schedule's recurrence (symbolic/models/latency.py, pipeline_makespan)"),
+        source=note("steady state: ", code("docs/conventions.md"), " §5 (software pipelining with ", S, " buffers; ",
+                    _HOPPER, "); exact makespan derived from the schedule's recurrence (",
+                    code("symbolic/models/latency.py"), ", ", code("pipeline_makespan"), ")"),
         notes=("Loads are serialised on the SM's bandwidth share; compute runs one tile at a time.",),
     )
 
@@ -243,13 +249,15 @@ def pipeline_sync() -> Model:
          for name, v in _pipeline_quantities(sp.Integer(1)).items()}
     return Model(
         name="latency.pipeline_sync",
-        summary="load->compute loop, synchronous",
+        summary="load→compute loop, synchronous",
         quantities=q,
         params=(n, L, t_x, t_c),
         units=_PIPE_UNITS,
         asymptotic_quantity="makespan",
-        source=("docs/conventions.md §5 with S = 1; exact makespan derived from the schedule's recurrence "
-                "(symbolic/models/latency.py, pipeline_makespan)"),
+        # S is not a parameter here (the loop is the pipeline at one buffer): the note's own symbol
+        source=note(code("docs/conventions.md"), " §5 with ", sp.Eq(symbol("S"), 1), "; exact makespan derived from "
+                    "the schedule's recurrence (", code("symbolic/models/latency.py"), ", ", code("pipeline_makespan"),
+                    ")"),
     )
 
 
@@ -295,6 +303,6 @@ def pingpong() -> Model:
                "makespan": "s", "serial_makespan": "s"},
         defaults={"n": 1, "k": 1, "G": 2},
         asymptotic_quantity="serial",
-        source=f"{_FA3} (ping-pong scheduling; 3.9 T exp/s on H100 SXM5); 4.5 T exp/s: NVIDIA's Blackwell Ultra blog table (H100 column); "
-               "counting: docs/conventions.md §1",
+        source=note(f"{_FA3} (ping-pong scheduling; 3.9 T exp/s on H100 SXM5); 4.5 T exp/s: NVIDIA's Blackwell Ultra "
+                    "blog table (H100 column); counting: ", code("docs/conventions.md"), " §1"),
     )

@@ -152,7 +152,7 @@ def test_models_own_the_family_params():
     for n in names:
         m = registry.get(n)
         assert all(any(p is q for q in attention.PARAMS) for p in m.params), n
-        assert "REFERENCE" not in m.source + " ".join(m.notes) + m.summary, n
+        assert "REFERENCE" not in " ".join(map(str, (m.source, *m.notes, m.summary))), n    # notes are records
     assert [p.name for p in registry.get("attention.fa1.fwd").params] == ["N", "N_k", "d", "B_r", "B_c"]
     assert [p.name for p in registry.get("attention.fa1.fwd.paper").params] == ["N", "d", "M"]
     # the summation index of the causal sums is a dummy, not a parameter a user could type: in the

@@ -283,8 +283,9 @@ def test_parameters_are_the_models_own():
 
 def test_sources_are_primary():
     for ref in (lt.littles_law, lt.pipeline, lt.pipeline_sync, lt.pingpong):
-        text = " ".join([ref.summary, ref.source, *ref.notes])
+        text = " ".join(map(str, [ref.summary, ref.source, *ref.notes]))      # notes are records: their text
         assert "REFERENCE" not in text and "shared/" not in text, ref.name
-    assert "Little" in lt.littles_law.source and "Operations Research 9(3)" in lt.littles_law.source
-    assert "2407.08608" in lt.pingpong.source and "3.1" in lt.pingpong.source
-    assert "docs/conventions.md §5" in lt.pipeline.source
+    little, pingpong, pipeline = (str(r.source) for r in (lt.littles_law, lt.pingpong, lt.pipeline))
+    assert "Little" in little and "Operations Research 9(3)" in little
+    assert "2407.08608" in pingpong and "3.1" in pingpong
+    assert "docs/conventions.md §5" in pipeline

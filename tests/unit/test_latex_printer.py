@@ -81,7 +81,7 @@ def test_model_align():
 \text{writes} &= N && \text{elements} \\
 \text{flops} &= 3 N && \text{FLOP} \\
 \text{total} &= 2 N \left(1 + \frac{1}{B}\right) && \text{elements} \\
-\intertext{asymptotics of total, when $B \le N$:}
+\intertext{asymptotics of $\text{total}$, when $B \le N$:}
 \text{total} &\sim 2 N && \text{elements} \\
 \text{total} &\in \Theta\left(N\right) \\
 \intertext{lower bounds:}
@@ -94,7 +94,7 @@ def test_model_aligned_for_notebooks():
     tex = model_latex(halo_model())
     assert tex.startswith("$$\\begin{aligned}\n") and tex.endswith("\\end{aligned}$$")
     assert r"\intertext" not in tex                      # not allowed inside aligned
-    assert r"&\text{asymptotics of total, when } B \le N\text{:} \\" in tex
+    assert r"&\text{asymptotics of } \text{total} \text{, when } B \le N\text{:} \\" in tex
     assert r"\text{total} &\in \Theta\left(N\right) \\" in tex
 
 
@@ -162,7 +162,7 @@ def test_wide_sums_break_between_terms():
 def test_a_term_too_wide_for_the_page_breaks_as_math():
     """A product of 50 factors (no sum to break at the top) breaks between its factors as math: each
     continuation row starts ``&\\quad \\cdot``, no row is set as text (the old wrapped ASCII), the regime
-    reads ``all sizes $\\ge 1$`` in math, and a notebook's ``aligned`` breaks the same way."""
+    reads ``all sizes at least 1`` (the default regime, in words), and a notebook's ``aligned`` breaks the same way."""
     from symbolic.model import Model
 
     wide = sp.Mul(*[N + i for i in range(1, 51)])
@@ -175,7 +175,7 @@ def test_a_term_too_wide_for_the_page_breaks_as_math():
     body = " ".join(rows)
     assert all(rf"\left(N + {i}\right)" in body for i in range(1, 51))     # every factor, once
     assert sum(body.count(rf"\left(N + {i}\right)") for i in range(1, 51)) == 50
-    assert r"\intertext{asymptotics of reads (all sizes $\ge 1$):}" in rows
+    assert r"\intertext{asymptotics of $\text{reads}$ (all sizes at least 1):}" in rows
     assert r"\text{reads} &\sim N^{50}" in body
     aligned = model_latex(m)
     assert r"&\quad \cdot \left(N + " in aligned and r"\intertext" not in aligned

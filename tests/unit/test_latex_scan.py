@@ -4,9 +4,12 @@ A small scanner keeps the text-mode parts of a LaTeX file (outside ``$...$``, ``
 environments; inside ``\\text{}``/``\\intertext{}`` again), drops comments, verbatim code names (``\\path``,
 ``\\texttt{\\detokenize{}}``) and package options, and looks there for what a reader should never see:
 text-mode ``\\_`` (``N\\_k``), ``\\textgreater``/``\\textless`` (``>=`` escaped as text), ASCII relations
-(``<=``, ``>=``, ``!=``, a lone ``=``, ``<``, ``>``) and ``x`` as a times sign between symbols
-(``N x N_k``).  It runs over the complete notes of every model, every fragment and the ``show``/``table``
-LaTeX, and is shown to catch each of them in the text the notes used to print.
+(``<=``, ``>=``, ``!=``, a lone ``=``, ``<``, ``>``), ``x`` as a times sign between symbols (``N x N_k``) or
+numbers (``128 x 64``), a function written out (``ceil(``, ``sqrt(``, ``Omega(``) and a power written out
+(``^``, ``**``).  It runs over the complete notes of every model (the document of every registered model,
+and the command line's), every fragment and the ``show``/``table`` LaTeX, and is shown to catch each of
+them in the text the notes used to print (the decode notes' ``ceil(nb/nbps)`` and ``total_S - total_1``
+among them).
 """
 
 from __future__ import annotations
@@ -93,6 +96,9 @@ FORBIDDEN = {
     "\\textgreater/\\textless": re.compile(r"\\text(greater|less)"),
     "ASCII relation": re.compile(r"<=|>=|!=|(?<=\s)[=<>](?=\s)"),
     "x between symbols": re.compile(r"(?<![A-Za-z])[A-Za-z](_\{?\w+\}?)? x [A-Za-z](?![a-z])"),
+    "x between numbers": re.compile(r"\d ?x ?\d"),
+    "a function written out": re.compile(r"(?<![A-Za-z\\])(ceil|floor|sqrt|min|max|log|exp|Theta|Omega)\("),
+    "a power written out": re.compile(r"\\textasciicircum|\*\*|\^"),
 }
 
 
@@ -112,6 +118,13 @@ OLD = [
     r"\intertext{asymptotics of total (all sizes \textgreater{}= 1):}",
     r"regime B_r <= N",
     r"\begin{align*} \text{reads} &= N \intertext{when d = 64:} \end{align*}",
+    # the decode notes before they were records (issue 17): a function, names and a difference as text
+    r"\emph{Note:} S\_ne = ceil(nb/nbps) splits load Q; an empty split writes only its partials",
+    r"\emph{Note:} $\text{split}\_\text{overhead}$ $=$ total\_S - total\_1 (the total at S splits)",
+    r"\emph{Note:} x is re-read once per tile row: ceil(M / B\_M) K elements",
+    r"COSMA Q \textgreater{}= 2 M N K /\allowbreak{} sqrt(S) + M N",
+    r"Proposition 3: Omega(N\textasciicircum{}2 d\textasciicircum{}2 / M)",
+    r"a 128 x 64 tile, N**2",
 ]
 
 
@@ -144,6 +157,17 @@ def test_standalone_notes(tmp_path, capsys):
     notes = _notes(tmp_path, FAST)
     assert "tabular" in notes and "algorithmic" in notes and r"\intertext" in notes
     assert offences(notes) == []
+
+
+def test_the_document_of_every_registered_model():
+    """printing.document.to_document over every model the registry finds (the user plugin's included): the
+    notes, bounds, sources, regimes and parameters of every model print their math as math."""
+    from printing.document import to_document
+    from symbolic import registry
+
+    tex = to_document([ref.model for ref in registry.refs()])
+    assert all(rf"\section{{\texttt{{\detokenize{{{n}}}}}}}" in tex for n in registry.names())
+    assert offences(tex) == []
 
 
 @pytest.mark.slow

@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import sympy as sp
 
+from symbolic.notes import note
 from symbolic.params import param
 from printing.tables import Exact, Measure, Table, render, render_latex
 
@@ -22,16 +23,17 @@ def _squash(tex: str) -> str:
 
 def test_latex_booktabs_with_s_columns():
     """Ported from test_tables.test_latex_booktabs: numbers in S columns whose format fits the widest cell
-    (4 and 8 integer digits), digit groups from siunitx, text left-aligned, every header and text cell
-    without a text-mode escape (``a_b`` is the symbol $a_{b}$)."""
-    assert _squash(render(TABLE, "latex")) == _squash(r"""
+    (4 and 8 integer digits), digit groups from siunitx, text left-aligned; the header ``N`` is the
+    parameter (``params``), ``a_b`` a name as the formula labels set names, other text escaped as text."""
+    assert _squash(render(TABLE, "latex", params=(N,))) == _squash(r"""
         \begin{table} \centering
         \sisetup{group-separator={,}, group-minimum-digits=4}
         \begin{tabular}{S[table-format=4.0]S[table-format=8.0]l} \toprule
         {$N$} & {total} & name \\ \midrule
-        512 & 12345678 & $a_{b}$ \\
-        1024 & 3 & $x$|$y$ \\
-        \bottomrule \end{tabular} \end{table}""".replace("$x$|$y$", r"$x$\textbar{}$y$"))
+        512 & 12345678 & $\text{a}\_\text{b}$ \\
+        1024 & 3 & x\textbar{}y \\
+        \bottomrule \end{tabular} \end{table}""")
+    assert "{N} & {total}" in render(TABLE, "latex")           # without params, N is the text it is
 
 
 def test_numbers_s_measures_right_text_left():
@@ -39,7 +41,7 @@ def test_numbers_s_measures_right_text_left():
     column mixing a blank with a Fraction are right-aligned or S; text is left-aligned."""
     tex = render(Table(("a", "b", "c"), ((1, "x", Measure(1, "B")), (None, "y", Fraction(1, 2)))), "latex")
     assert r"\begin{tabular}{S[table-format=1.0]lr}" in tex
-    assert "1 & $x$ & 1 B" in tex and "{} & $y$ & 0.5" in tex
+    assert "1 & x & 1 B" in tex and "{} & y & 0.5" in tex
 
 
 def test_decimals_and_exponents_set_the_format():
@@ -55,19 +57,25 @@ def test_exact_fraction_is_not_a_decimal():
     assert r"\begin{tabular}{r}" in tex and "253/2500000" in tex
 
 
-def test_caption_and_notes_are_prose_with_math():
-    """Ported from test_tables.test_caption_and_notes (LaTeX part): the caption names the point in math, in
-    the parameters' own LaTeX forms."""
-    t = Table(("N",), ((1,),), caption="IO vs N at N_k = 4096, d = 64", notes=("counts in elements, N >= 1",))
+def test_caption_and_notes_are_notes_with_math():
+    """Ported from test_tables.test_caption_and_notes (LaTeX part): a caption and a note are notes, their
+    math in the parameters' own LaTeX forms; a plain string is text, escaped, nothing in it read as math."""
+    t = Table(("N",), ((1,),), caption=note("IO vs ", N, " at ", sp.Eq(Nk, 4096), ", ", sp.Eq(d, 64)),
+              notes=(note("counts in elements, ", sp.Ge(N, 1, evaluate=False)),))
     tex = render_latex(t, params=(N, Nk, d))
     assert r"\caption{IO vs $N$ at $N_k = 4096$, $d = 64$}" in tex
-    assert r"{\footnotesize counts in elements, $N \ge 1$}" in tex
+    assert r"{\footnotesize counts in elements, $N \geq 1$}" in tex
+    plain = render_latex(Table(("N",), ((1,),), caption="at N_k = 4096"), params=(N, Nk))
+    assert r"\caption{at N\_k = 4096}" in plain
+    assert render(t, "text").splitlines()[0] == "IO vs N at N_k = 4096, d = 64"
+    assert render(t, "ascii").splitlines()[-1] == "counts in elements, N >= 1"
+    assert render(t, "markdown").splitlines()[0] == "**IO vs $N$ at $N_k = 4096$, $d = 64$**"
 
 
 def test_units_sit_in_the_header():
     """A sweep table's ``units: q in U`` note becomes a header row of units; the note goes."""
     t = Table(("N", "reads", "flops"), ((512, 10, 20),), notes=("units: reads in elements, flops in FLOP",))
-    tex = render_latex(t)
+    tex = render_latex(t, params=(N,))
     assert "{$N$} & {reads} & {flops} \\\\\n{} & {(elements)} & {(FLOP)} \\\\" in tex
     assert "units:" not in tex
     t2 = Table(("N", "reads"), ((512, 10),), units=("", "elements"))
@@ -85,7 +93,7 @@ def test_a_wide_table_is_split_repeating_its_first_column():
     """Twenty 9-digit columns do not fit one tabular: several, one above the other, each led by N."""
     heads = ("N",) + tuple(f"q{k}" for k in range(20))
     rows = tuple((n,) + tuple(123456789 * (k + 1) for k in range(20)) for n in (1, 2))
-    tex = render_latex(Table(heads, rows))
+    tex = render_latex(Table(heads, rows), params=(N,))
     parts = tex.split(r"\begin{tabular}")[1:]
     assert len(parts) >= 3
     assert all(p.split(r"\toprule")[1].lstrip().startswith("{$N$}") for p in parts)

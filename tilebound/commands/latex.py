@@ -145,29 +145,41 @@ def _figure(model, sweep, at) -> tuple[str, str]:
     import matplotlib
 
     from printing import plot as plotting
-    from printing.prose import prose
+    from printing.content import point_note, quantity, tied_note
+    from printing.latex import note_to_latex
+    from printing.notation import Theta
+    from symbolic.notes import note
 
     from .. import report
 
     (key, xs), = sweep.items()
-    series, xlabel, ylabel, title, _ = report.plot_series([model], key, xs, at)
-    params = tuple(model.params)
-    relabelled = []
-    for s in series:
-        text = s.label.split(": ", 1)[1] if ": " in s.label else s.label
-        relabelled.append(type(s)(prose(text, params), s.xs, s.ys, s.kind))
-    fixed = title.split("\n", 1)[1] if "\n" in title else ""
+    series, _, _, _, _ = report.plot_series([model], key, xs, at)
+    # the labels as notes, from the model itself (the same accessors report.plot_series reads): math as math
+    try:
+        theta, lead = model.theta(), model.leading()
+    except ValueError:
+        theta = lead = None
+    q = model.main_quantity
+    unit = model.unit(q)
+    ylabel = quantity(q) + (f" ({unit})" if unit and unit != "1" else "")
+    xlabel = tied_note(model, report.tied(key))
+    labels = {"line": note("formula") + (note(" ∈ ", Theta(theta)) if theta is not None else ""),
+              "dashed": note("leading term ", lead) if lead is not None else note("leading term"),
+              "points": note("executed")}
+    relabelled = [type(s)(note_to_latex(labels[s.kind], moving=True), s.xs, s.ys, s.kind) for s in series]
+    first = report.point(model, {**at, **report.expand({key: xs[0]})})
+    fixed = {k: v for k, v in first.items() if k not in report.tied(key)}
     rc = {"pgf.texsystem": "pdflatex", "pgf.rcfonts": False,
           "pgf.preamble": "\\usepackage{amsmath}\\usepackage{amssymb}", "font.family": "serif"}
     with tempfile.TemporaryDirectory() as tmp, matplotlib.rc_context(rc):
         where = os.path.join(tmp, "figure.pgf")
-        plotting.plot_series(relabelled, xlabel=prose(xlabel, params), ylabel=prose(ylabel, params), title="",
-                             path=where)
+        plotting.plot_series(relabelled, xlabel=note_to_latex(xlabel, moving=True),
+                             ylabel=note_to_latex(ylabel, moving=True), title="", path=where)
         with open(where, encoding="utf-8") as f:
             picture = "".join(ln for ln in f if not ln.startswith("%%"))
     kinds = sorted({s.kind for s in series}, key=list(_KINDS).index)
-    caption = prose(f"{model.name}: {ylabel} against {xlabel}" + (f" at {fixed}" if fixed else ""), params,
-                    moving=True)
+    caption = note_to_latex(note(f"{model.name}: ") + ylabel + " against " + xlabel
+                            + ((" at " + point_note(model, fixed)) if fixed else ""), moving=True)
     caption += "; " + ", ".join({"line": "the formula (solid)", "dashed": "its leading term (dashed)",
                                  "points": "the executor's counts (circles) up to its default sweep's sizes"}[k]
                                 for k in kinds) + "."

@@ -33,13 +33,17 @@ import sympy as sp
 
 from symbolic.asymptotics import Regime
 from symbolic.model import Model
+from symbolic.notes import note, symbol
 from symbolic.params import param
 from symbolic.registry import defines
 
 __all__ = ["R", "C", "B_C", "softmax_rowwise"]
 
-R = param("R", "rows of X: independent softmaxes")
-C = param("C", "columns of X: the length of each softmax")
+# the input and output matrices: names in the notes, not parameters
+X, Y = symbol("X"), symbol("Y")
+
+R = param("R", note("rows of ", X, ": independent softmaxes"))
+C = param("C", note("columns of ", X, ": the length of each softmax"))
 B_C = param("B_C", "columns in one tile (one load of a row's chunk)")
 
 SOURCE = "Milakov & Gimelshein 2018, Online normalizer calculation for softmax, arXiv:1805.02867, Algorithm 3"
@@ -57,17 +61,19 @@ def softmax_rowwise():
     t = sp.ceiling(C / B_C)
     u = sp.Dummy("t", integer=True, positive=True)
     return Model(
-        "lab.softmax.rowwise", "row-wise softmax of an R x C matrix in column tiles of B_C (online normalizer)",
+        "lab.softmax.rowwise", note("row-wise softmax of an ", R, " × ", C, " matrix in column tiles of ", B_C,
+                                    " (online normalizer)"),
         {"reads": R * (w + w), "writes": R * w, "exps": R * ((w + t - 1) + w)},
         params=(R, C, B_C),
         units={"exps": "exp evaluations"},
         divisible_subs={C: B_C * u},
-        regime=Regime("B_C <= C", le=((B_C, C),)),
+        regime=Regime(note(sp.Le(B_C, C)), le=((B_C, C),)),
         asymptotic_quantity="total",
-        lower_bounds={"compulsory traffic: X read once, Y written once": 2 * R * C,
+        lower_bounds={note("compulsory traffic: ", X, " read once, ", Y, " written once"): 2 * R * C,
                       "exps: one per output": R * C},
         defaults={"R": 4096, "C": 4096, "B_C": 1024},
         source=SOURCE,
-        notes=("two passes over X: pass 1 the online normalizer, pass 2 the outputs",
-               "the running maximum is rescaled once per tile after the first: ceil(C / B_C) - 1 exps a row"),
+        notes=(note("two passes over ", X, ": pass 1 the online normalizer, pass 2 the outputs"),
+               note("the running maximum is rescaled once per tile after the first: ", sp.ceiling(C / B_C) - 1,
+                    " exps a row")),
     )
