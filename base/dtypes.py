@@ -37,8 +37,8 @@ ELEMENT_BYTES = MappingProxyType({
 SOURCES = MappingProxyType({
     "fp8": _OCP_FP8, "fp16": _IEEE, "bf16": "bfloat16: the upper 16 bits of IEEE binary32 (2 bytes)",
     "fp32": _IEEE, "tf32": "TensorFloat-32: stored as IEEE binary32, 4 bytes (NVIDIA A100 whitepaper, 2020)",
-    "fp64": _IEEE, "int8": "two's-complement integers: 1, 4, 8 bytes", "int32": "two's-complement integers",
-    "int64": "two's-complement integers",
+    "fp64": _IEEE, "int8": "two's-complement integer, 8 bits", "int32": "two's-complement integer, 32 bits",
+    "int64": "two's-complement integer, 64 bits",
     "fp8_e4m3": _OCP_FP8, "fp8_e5m2": _OCP_FP8,
     "fp4_e2m1": _OCP_MX + ": the FP4 element type E2M1, 4 bits (half a byte; two elements packed per byte)",
     "mxfp8": _OCP_MX + ", its table of MX-compliant formats: MXFP8 elements are FP8 E4M3 or E5M2, 8 bits",

@@ -199,7 +199,8 @@ def run_moe(T: int, E: int, k: int, N: int, K: int, BM: int, BN: int, BK: int, c
     live = sum(-(-n // BM) for n in counts)
     validate.budget("BM", grid_m * tn, max_programs, f"launched programs ({grid_m:,} x {tn:,})", "max_programs",
                     "take a larger BM or BN")
-    validate.budget("BK" if tk >= tn else "BN", live * tn * tk, max_steps,
+    biggest = max((("BM", live), ("BN", tn), ("BK", tk)), key=lambda x: x[1])[0]
+    validate.budget(biggest, live * tn * tk, max_steps,
                     f"program x K-step iterations ({live:,} blocks x {tn:,} x {tk:,})", "max_steps",
                     "take larger blocks")
     if real:
