@@ -69,7 +69,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
-from math import comb
 
 import sympy as sp
 
@@ -322,9 +321,16 @@ def uniform_expectation(*, max_pairs: int = EXACT_EXPECTATION_MAX_PAIRS, **point
     t, e, kk, bm = pt["T"], pt["E"], pt["k"], pt["B_M"]
     validate.budget("T", t * kk, max_pairs, f"pairs (T k = {t:,} x {kk})", "max_pairs",
                     "the exact expectation's denominator is E^T: take the bounds, uniform_bounds()")
-    # E[ceil(n_e / B_M)] with n_e ~ Bin(T, k/E):  sum_j C(T, j) k^j (E - k)^(T - j) ceil(j / B_M) / E^T
-    num = sum(comb(t, j) * kk ** j * (e - kk) ** (t - j) * (-(-j // bm)) for j in range(t + 1))
-    m_blocks = Fraction(e * num, e ** t)
+    # E[ceil(n_e / B_M)] with n_e ~ Bin(T, k/E):  sum_j C(T, j) k^j (E - k)^(T - j) ceil(j / B_M) / E^T, the
+    # terms by their ratio C(T, j+1) k^(j+1) (E-k)^(T-j-1) = C(T, j) k^j (E-k)^(T-j) (T - j) k / ((j + 1)(E - k))
+    if kk == e:                                   # every expert takes every token
+        num = -(-t // bm)
+    else:
+        term, num = (e - kk) ** t, 0
+        for j in range(t + 1):
+            num += term * (-(-j // bm))
+            term = term * (t - j) * kk // ((j + 1) * (e - kk))
+    m_blocks = Fraction(e * num, e ** t if kk != e else 1)
     return {q: f(**pt, m_blocks_value=m_blocks) for q, f in _by_blocks().items()}
 
 
