@@ -201,9 +201,9 @@ def _build(fmt: ScaledFormat):
     t_m, t_n, t_k = (sp.Dummy(n, integer=True, positive=True) for n in ("t_m", "t_n", "t_k"))
     name = f"gemm.scaled.{fmt.name}"
     e = element_bytes(fmt.payload)
+    weight_blocks = (" and per ", sp.Integer(fmt.group_n), " columns of the weight") if fmt.group_n > 1 else ()
     notes = [note(fmt.name, ": ", code(fmt.payload), " payload (", sp.nsimplify(e), " bytes an element), one ",
-                  code(fmt.scale), " scale per ", sp.Integer(fmt.group), " elements of ", K,
-                  (" and per " + str(fmt.group_n) + " columns of the weight") if fmt.group_n > 1 else ""),
+                  code(fmt.scale), " scale per ", sp.Integer(fmt.group), " elements of ", K, *weight_blocks),
              note("every tile load counts the scales it reads: ", sp.Integer(fmt.pack),
                   " scales a word, one word per ", sp.Integer(fmt.word), " elements of ", K,
                   ", scale rows padded to a multiple of ", sp.Integer(fmt.align)),

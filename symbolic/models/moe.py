@@ -182,7 +182,7 @@ _NOTES = (
     note("int32 index reads: ", B_M, " sorted ids and one expert id per live program, one padded-row count per "
          "launched program"),
     "flops: matrix products only; the routed-weight scaling and the combine's additions are not counted",
-    "shared experts are a dense GEMM beside this one (gemm.tiled with M = T)",
+    note("shared experts are a dense GEMM beside this one: ", code("gemm.tiled"), " with one row per token"),
 )
 
 
