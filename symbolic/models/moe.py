@@ -39,6 +39,12 @@ token and writes one.  Counts are of elements moved (``docs/conventions.md`` §4
     writes_gemm        = T k N;   reads_combine = T k N;   writes_combine = T N
     flops              = 2 T k N K            useful;   flops_padded = 2 padded_rows (t_n B_N)(t_k B_K)
 
+DeepGEMM's M-grouped layouts (``README.md:80-88`` at commit ``54e2261``) pad the same way: the *contiguous*
+layout aligns each expert's segment to the M block size, and the *masked* layout (decode) runs
+``ceil(masked_m[e] / BLOCK_M)`` blocks for expert ``e`` (``deep_gemm/include/deep_gemm/scheduler/gemm.cuh:207``),
+so ``padded_rows``, ``m_blocks``, ``reads_W`` and ``flops_padded`` hold for them too; their index reads (a
+per-row int32 layout, or one count per expert) are not vLLM's and are not modelled here.
+
 Bytes use each tensor's own element size (:mod:`base.dtypes`): activations, weights, the ``T k x N``
 intermediate and the output in FP16/BF16; ids int32; routed weights FP32.  FLOPs are matrix-multiply
 FLOPs only (``docs/conventions.md`` §1.0): the routed-weight scaling and the combine's additions are
