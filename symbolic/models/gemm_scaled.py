@@ -114,24 +114,24 @@ class ScaledFormat:
 FORMATS = {
     "fp8_block": ScaledFormat(
         "fp8_block", "fp8_e4m3", "fp32", 128, 128, 1, 4, False, False,
-        _DG + " deep_gemm/utils/math.py:26-38 (1 x 128 activation groups), :51-61 (128 x 128 weight blocks); "
-              "impls/sm90_fp8_gemm_1d2d.cuh:58 (BLOCK_K = 128), :197-199 (A scales: a BLOCK_M x 1 TMA box a "
-              "K-block), :232-249 (B scales: ceil(K/128) of each 128-column block a tile meets); "
-              "csrc/utils/math.hpp:23-27 (scale rows aligned to 16 bytes)"),
+        _DG + " deep_gemm/utils/math.py lines 26-38 (1-by-128 activation groups) and 51-61 (128-by-128 weight "
+              "blocks); impls/sm90_fp8_gemm_1d2d.cuh lines 58 (BLOCK_K = 128), 197-199 (A scales: one TMA box of "
+              "BLOCK_M rows a K-block) and 232-249 (B scales: ceil(K/128) of each 128-column block a tile meets); "
+              "csrc/utils/math.hpp lines 23-27 (scale rows aligned to 16 bytes)"),
     "mxfp8": ScaledFormat(
         "mxfp8", "mxfp8", "e8m0", 32, 1, 4, 4, False, True,
         "OCP Microscaling Formats (MX) v1.0 (MXFP8: 32-element blocks, E8M0 scale); " + _DG +
-        " deep_gemm/utils/math.py:19-23 (UE8M0 packed four to an int32), impls/sm100_fp8_fp4_gemm_1d1d.cuh:126-127, "
-        ":262-273 (a BLOCK_M x 1 box of words when a K-step enters a new word)"),
+        " deep_gemm/utils/math.py lines 19-23 (UE8M0 packed four to an int32); impls/sm100_fp8_fp4_gemm_1d1d.cuh "
+        "lines 126-127 and 262-273 (a box of BLOCK_M words when a K-step enters a new word)"),
     "mxfp4": ScaledFormat(
         "mxfp4", "mxfp4", "e8m0", 32, 1, 4, 4, False, True,
         "OCP Microscaling Formats (MX) v1.0 (MXFP4: FP4 E2M1, 32-element blocks, E8M0 scale); " + _DG +
-        " deep_gemm/utils/math.py:85-111 (two FP4 a byte, packed along K), the MXFP8 layout for the scales"),
+        " deep_gemm/utils/math.py lines 85-111 (two FP4 a byte, packed along K), the MXFP8 layout for the scales"),
     "nvfp4": ScaledFormat(
         "nvfp4", "nvfp4", "fp8_e4m3", 16, 1, 4, 128, True, True,
         "NVIDIA NVFP4 (FP4 E2M1, 16-element blocks, E4M3 scale, one FP32 scale per tensor); the cuBLAS "
-        "block-scaled layout, 128 x 4 scale tiles (Transformer Engine nvte_swizzle_scaling_factors: padded "
-        "to 128x4 for row-scale)"),
+        "block-scaled layout, tiles of 128 rows by 4 scales (Transformer Engine's nvte_swizzle_scaling_factors "
+        "pads the scales to 128-by-4 tiles)"),
 }
 
 

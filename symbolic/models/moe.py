@@ -109,9 +109,10 @@ PARAMS = (T, E, k, N, K, B_M, B_N, B_K)
 #: Mixtral-8x7B's expert down projection (K = 14336 -> N = 4096) at 512 tokens, blocks of 64 x 128 x 64
 DEFAULTS = {"T": 512, "E": 8, "k": 2, "N": 4096, "K": 14336, "B_M": 64, "B_N": 128, "B_K": 64}
 
-SOURCE = ("vLLM vllm/model_executor/layers/fused_moe/moe_align_block_size.py@05be992 (:63 padding to BLOCK_M, "
-          ":200 worst case numel + E (BLOCK_M - 1)) and fused_moe.py@13cb3e4 (fused_moe_kernel :313-538, grid "
-          ":587-597); csrc/moe/moe_align_sum_kernels.cu moe_sum_kernel (the combine)")
+SOURCE = ("vLLM vllm/model_executor/layers/fused_moe/moe_align_block_size.py at 05be992, lines 63 (padding to "
+          "BLOCK_M) and 200 (the worst case, numel plus E times one less than BLOCK_M); fused_moe.py at 13cb3e4, "
+          "lines 313-538 (fused_moe_kernel) and 587-597 (the grid); csrc/moe/moe_align_sum_kernels.cu, "
+          "moe_sum_kernel (the combine)")
 
 #: the element type of each tensor class (bytes from base.dtypes)
 DTYPES = {"activation": "bf16", "weight": "bf16", "index": "int32", "routing_weight": "fp32"}
@@ -347,9 +348,9 @@ def _bound_blocks():
     return lower, upper
 
 
-#: the quantities that depend on the routing (all through m_blocks), bounded by moe.grouped.uniform
-ROUTED = ("m_blocks", "padded_rows", "reads_W", "reads_sorted_ids", "reads_expert_ids", "flops_padded", "reads",
-          "bytes")
+#: the routing-dependent quantities moe.grouped.uniform bounds (every other one that depends on the routing,
+#: as all do, through m_blocks and linearly, follows from the bounds on m_blocks)
+ROUTED = ("m_blocks", "padded_rows", "reads_W", "flops_padded", "bytes")
 
 
 _BOUND_UNITS = {**UNITS, "reads": "elements"}
