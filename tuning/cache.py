@@ -4,7 +4,7 @@ Layout: ``<root>/<GPU>/<key>.json``, one file per shape (``M4096_N4096_K4096``) 
 (``pow2-M256_N4096_K4096``), holding::
 
     {"format": 1, "gpu": "H100", "space_version": "3f2a...", "key": "M4096_N4096_K4096",
-     "knobs": ["bm", "bn", "bk", "warps", "stages", "group"],
+     "knobs": ["B_M", "B_N", "B_K", "warps", "s", "G_M"],
      "entries": {"256,128,32,8,4,1": 0.000148..., "256,256,128,8,4,1": null, ...}}
 
 with ``null`` for a config that failed (cannot launch).  **One entry per config measurement**: asking for

@@ -59,7 +59,7 @@ def test_a_space_with_a_new_value_keeps_its_version_and_measures_only_the_new_co
     c.measure("k", schedule.all_configs()[:20], m)
     v = space_version()
     grown = dict(schedule.SPACE)
-    grown["stages"] = grown["stages"] + (6,)                     # a new value of a knob: the space grows
+    grown["s"] = grown["s"] + (6,)                     # a new value of a knob: the space grows
     monkeypatch.setattr(schedule, "SPACE", MappingProxyType(grown))
     assert space_version() == v
     extra = [schedule.GemmConfig(16, 16, 16, 1, 6, g) for g in (1, 4, 8)]
@@ -86,7 +86,7 @@ def _with_entries(entries: str):
     _with_entries('{"16,16,16,1,1,1": -1.0}'),                                   # a negative time
     _with_entries('{"16,16,16,1,1,1": NaN}'),                                    # not a number
     _with_entries('{"16,16,16,1,1,1": true}'),
-    _with_entries('{"16,16,16,1,1,2": 1e-5}'),                                   # GROUP_M 2: not in the space
+    _with_entries('{"16,16,16,1,1,2": 1e-5}'),                                   # G_M 2: not in the space
     _with_entries('{"16,16,16": 1e-5}'),
     _with_entries('[1, 2]'),
 ], ids=["bytes", "truncated", "list", "no-knobs", "negative", "nan", "bool", "foreign-config", "short-config",
@@ -155,3 +155,26 @@ def test_bad_keys_and_folders(tmp_path):
     with pytest.raises(BadInput) as e:
         TuningCache(tmp_path, gpu="TPU")
     assert e.value.param == "gpu"
+
+
+def test_a_cache_of_the_old_dialect_is_refused_as_foreign(tmp_path):
+    """A file written before the knobs took the models' names (``bm, bn, bk, warps, stages, group``; space
+    version e14fa691ea19c515 on the H100, as that release wrote it) is another space: refused, not reused,
+    left on disk as it was."""
+    assert list(schedule.SPACE) == ["B_M", "B_N", "B_K", "warps", "s", "G_M"]
+    assert space_version() != "e14fa691ea19c515"
+    path = tmp_path / "H100" / f"{shape_key(SHAPE)}.json"
+    path.parent.mkdir()
+    old = {"format": 1, "gpu": "H100", "space_version": "e14fa691ea19c515", "key": shape_key(SHAPE),
+           "knobs": ["bm", "bn", "bk", "warps", "stages", "group"],
+           "entries": {"256,128,32,8,4,1": 0.000148, "256,256,128,8,4,1": None}}
+    path.write_text(json.dumps(old))
+    for doc in (old, {**old, "space_version": space_version()}):       # the old knobs alone are enough
+        path.write_text(json.dumps(doc))
+        with pytest.raises(BadInput) as e:
+            TuningCache(tmp_path).times(SHAPE)
+        assert e.value.param == "cache" and "another space" in str(e.value) and "'bm'" in str(e.value)
+        m = Counting()
+        with pytest.raises(BadInput):
+            TuningCache(tmp_path).measure(shape_key(SHAPE), schedule.all_configs()[:5], m)
+        assert json.loads(path.read_text()) == doc and m.calls == []

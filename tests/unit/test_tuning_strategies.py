@@ -55,7 +55,7 @@ def test_neighbours_change_one_knob_by_one_step():
     got = {schedule.all_configs()[j].as_tuple() for j in S.neighbours(i, 5)}
     assert got == {(64, 128, 32, 4, 3, 1), (64, 128, 32, 4, 3, 8)}
     edge = schedule.all_configs().index(schedule.GemmConfig(16, 16, 16, 1, 1, 1))
-    assert [schedule.all_configs()[j].stages for j in S.neighbours(edge, 4)] == [2]
+    assert [schedule.all_configs()[j].s for j in S.neighbours(edge, 4)] == [2]
 
 
 # ------------------------------------------------------------------------------------------ the evaluator
@@ -162,11 +162,11 @@ def test_triton_prune_keeps_the_two_stage_counts_nearest_the_latency_estimate():
     order = S.triton_ranking(*SQUARE)
     cfgs = [schedule.all_configs()[i] for i in order]
     # 128x128x32, 4 warps: 256 mmas / 4 warps x 8 = 512 cycles a stage; 300/512 < 1, so the two smallest: 1, 2
-    assert {c.stages for c in cfgs if (c.bm, c.bn, c.bk, c.warps) == (128, 128, 32, 4)} == {1, 2}
+    assert {c.s for c in cfgs if (c.B_M, c.B_N, c.B_K, c.warps) == (128, 128, 32, 4)} == {1, 2}
     # 16x16x16, 1 warp: 2 mmas x 8 = 16 cycles; 300/16 = 18.75 > 5, so the two largest: 4, 5
-    assert {c.stages for c in cfgs if (c.bm, c.bn, c.bk, c.warps) == (16, 16, 16, 1)} == {4, 5}
+    assert {c.s for c in cfgs if (c.B_M, c.B_N, c.B_K, c.warps) == (16, 16, 16, 1)} == {4, 5}
     # early_config_prune drops configs over the shared memory a block may use
-    assert all(c.stages * (c.bm + c.bn) * c.bk * 2 <= 227 * 1024 for c in cfgs)
+    assert all(c.s * (c.B_M + c.B_N) * c.B_K * 2 <= 227 * 1024 for c in cfgs)
     est = S.triton_estimate(*SQUARE)[order]
     assert np.all(np.diff(est) >= 0)
 
