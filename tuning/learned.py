@@ -167,8 +167,9 @@ def tile_counts(M: int, N: int, K: int) -> dict:
 
 def features(shape, gpu="H100") -> np.ndarray:
     """The feature matrix of ``shape`` (a :class:`~tuning.shapes.Shape` or ``(M, N, K)``): one row per config
-    of :func:`~tuning.schedule.all_configs`, one column per entry of :data:`FEATURES`."""
-    M, N, K = as_mnk(shape)
+    of :func:`~tuning.schedule.all_configs`, one column per entry of :data:`FEATURES`; a shape beyond the time
+    model's range is :class:`~base.errors.BadInput` naming ``shape`` (:func:`tuning.schedule.model_shape`)."""
+    M, N, K = schedule.model_shape(*as_mnk(shape))
     k = gpu_constants(gpu)
     hw = k.hw
     c = _config_columns(k)

@@ -62,7 +62,8 @@ from symbolic.models.gemm import regs_estimate, smem_bytes
 from .l2_estimate import hbm_reads_many
 
 __all__ = ["SPACE", "WARP_GRID", "MMA_TILE", "GemmConfig", "LaunchRule", "LAUNCH_RULES", "all_configs",
-           "launch_failures", "static_valid", "launchable", "warp_grid", "regs_per_thread", "blocks_per_sm",
+           "launch_failures", "static_valid", "launchable", "warp_grid", "MODEL_LIMIT", "model_shape",
+           "regs_per_thread", "blocks_per_sm",
            "TimeModelConstants", "H100_TC", "TIME_MODELS", "gemm_time", "times_for_shape", "config_table",
            "Landscape", "landscape", "penalty_matrix", "sensitivity"]
 
@@ -280,8 +281,27 @@ def _constants(hw) -> TimeModelConstants:
     return TIME_MODELS[gpu.name]
 
 
-def _shape(M, N, K) -> tuple:
-    return positive_int("M", M), positive_int("N", N), positive_int("K", K)
+#: the time model counts tiles, K-steps and waves in int64 NumPy arrays: every size, and the tiles of the space's
+#: smallest tile, stay below this (its times are floats, finite far beyond it)
+MODEL_LIMIT = 2**62
+
+
+def _shown(v: int) -> str:
+    return str(v) if v.bit_length() <= 128 else f"a {v.bit_length()}-bit number"
+
+
+def model_shape(M, N, K) -> tuple:
+    """``(M, N, K)`` as positive ints (:class:`~base.errors.BadInput` naming ``M``, ``N`` or ``K`` otherwise)
+    within the time model's range: each size, and the ``ceil(M/16) ceil(N/16)`` tiles of the space's
+    smallest tile, below :data:`MODEL_LIMIT` (``2**62``); beyond it :class:`~base.errors.BadInput` naming
+    ``shape``, before any array is built (the model's int64 counts would wrap there)."""
+    M, N, K = positive_int("M", M), positive_int("N", N), positive_int("K", K)
+    tiles = -(-M // min(SPACE["B_M"])) * -(-N // min(SPACE["B_N"]))
+    if max(M, N, K, tiles) >= MODEL_LIMIT:
+        raise BadInput("shape", f"{_shown(M)} x {_shown(N)} x {_shown(K)} is beyond the GEMM time model's range: it "
+                                "counts tiles in int64, so M, N, K and the ceil(M/16) ceil(N/16) tiles of the "
+                                "smallest tile must stay below 2**62")
+    return M, N, K
 
 
 # --------------------------------------------------------------------------------------- the model
@@ -334,7 +354,7 @@ def times_for_shape(M: int, N: int, K: int, configs: Sequence[GemmConfig] | None
                     hw: GPU | str | TimeModelConstants = H100) -> np.ndarray:
     """Model time (seconds) of every config (default: :func:`all_configs`) on one shape; ``inf`` where
     a config cannot launch.  Vectorised over configs; cached for the full space."""
-    M, N, K = _shape(M, N, K)
+    M, N, K = model_shape(M, N, K)
     k = _constants(hw)
     if configs is None:
         return _times_all(M, N, K, k).copy()
@@ -387,7 +407,7 @@ def _times(cols, M, N, K, k: TimeModelConstants) -> np.ndarray:
 def gemm_time(config, M: int, N: int, K: int, hw: GPU | str | TimeModelConstants = H100) -> float:
     """Model time in seconds of one config on ``C[M,N] = A[M,K] B[K,N]`` (FP16); ``inf`` when it can't launch."""
     c = _config(config)
-    M, N, K = _shape(M, N, K)
+    M, N, K = model_shape(M, N, K)
     k = _constants(hw)
     return float(_times_all(M, N, K, k)[_index()[c]])
 
@@ -426,7 +446,7 @@ class Landscape:
 
 def landscape(M: int, N: int, K: int, hw=H100) -> Landscape:
     """The launchable configs and their times on ``(M, N, K)``."""
-    M, N, K = _shape(M, N, K)
+    M, N, K = model_shape(M, N, K)
     k = _constants(hw)
     ts = _times_all(M, N, K, k)
     ok = np.isfinite(ts)

@@ -68,7 +68,7 @@ from .learned import features, gpu_constants, launchable, one_thread, require
 from .shapes import Shape, shape as make_shape
 
 __all__ = ["Evaluator", "Task", "Strategy", "STRATEGIES", "DEFAULT_STRATEGIES", "get_strategy", "SearchResult",
-           "run_search", "KNOBS", "LEVELS", "digits_of", "index_of", "neighbours", "triton_ranking",
+           "run_search", "check_budget", "check_times", "N_CONFIGS", "KNOBS", "LEVELS", "digits_of", "index_of", "neighbours", "triton_ranking",
            "triton_estimate"]
 
 KNOBS = tuple(schedule.SPACE)
@@ -540,24 +540,48 @@ class SearchResult:
 
 
 def check_budget(budget) -> int:
-    return integer("budget", budget, least=1)
+    """A budget of unique evaluations: an int in ``1..N_CONFIGS`` (a search never measures more configs than the
+    space holds, so a larger budget is refused before anything is allocated for it)."""
+    budget = integer("budget", budget, least=1)
+    if budget > N_CONFIGS:
+        raise BadInput("budget", f"at most {N_CONFIGS}, the configs in the space (a budget counts unique "
+                                 f"evaluations), got {budget if budget < 10**30 else 'more than 10**30'}")
+    return budget
+
+
+def check_times(times, name: str = "times") -> np.ndarray:
+    """One time per config of the space (seconds, ``inf`` for a config that cannot launch) as a float array;
+    :class:`~base.errors.BadInput` naming ``name`` for the wrong length, a time that is NaN, zero or negative
+    (naming its config), or a space where nothing launches."""
+    try:
+        times = np.asarray(times, dtype=float)
+    except (TypeError, ValueError):
+        raise BadInput(name, f"need one time (seconds) per config ({N_CONFIGS}), got {type(times).__name__}") from None
+    if times.shape != (N_CONFIGS,):
+        raise BadInput(name, f"need one time per config ({N_CONFIGS}), got shape {times.shape}")
+    bad = np.flatnonzero(np.isnan(times) | (times <= 0))
+    if len(bad):
+        i = int(bad[0])
+        raise BadInput(name, f"config {i} ({schedule.all_configs()[i]}) has time {float(times[i])!r}: a time is "
+                             f"positive seconds, or inf for a config that cannot launch ({len(bad)} such)")
+    if not np.isfinite(times).any():
+        raise BadInput(name, "no config has a finite time: nothing launches, there is nothing to search")
+    return times
 
 
 def run_search(strategy: str, shape, budget: int, seed: int = 0, gpu="H100", times=None) -> SearchResult:
     """Run ``strategy`` on ``shape`` (a :class:`~tuning.shapes.Shape` or ``(M, N, K)``) with ``budget`` unique
     evaluations and ``seed``.  ``times`` (all configs' times, e.g. replayed from a cache) defaults to the
-    analytic model's.  Bad input is :class:`~base.errors.BadInput` naming ``strategy``, ``budget``, ``seed``,
-    ``gpu`` or the size."""
+    analytic model's (:func:`check_times`: NaN, zero or negative times are refused).  Bad input is
+    :class:`~base.errors.BadInput` naming ``strategy``, ``budget`` (1..6000), ``seed``, ``gpu``, ``times``, the
+    size, or ``shape`` beyond the time model's range."""
     s = get_strategy(strategy)
     budget = check_budget(budget)
     seed = integer("seed", seed, least=0)
     k = gpu_constants(gpu)
     sh = shape if isinstance(shape, Shape) else make_shape(*_three(shape))
-    if times is None:
-        times = schedule.times_for_shape(*sh.mnk, hw=k)
-    times = np.asarray(times, dtype=float)
-    if times.shape != (N_CONFIGS,):
-        raise BadInput("times", f"need one time per config ({N_CONFIGS}), got shape {times.shape}")
+    schedule.model_shape(*sh.mnk)                     # within the time model's range (features use it too)
+    times = schedule.times_for_shape(*sh.mnk, hw=k) if times is None else check_times(times)
     ev = Evaluator(times, budget)
     rng = np.random.default_rng(seed)
     task = Task(sh, k.hw.name)

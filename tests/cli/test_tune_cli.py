@@ -130,6 +130,12 @@ def test_buckets_table(capsys):
     (["--buckets", "--learned"], "buckets"),
     (["--buckets", "--plot", "x.png"], "plot"),
     (["--cache", ""], "cache"),
+    (["--shape", f"{10**30},4096,4096"], "shape"),                    # beyond the time model's int64 counts
+    (["--shape", f"{2**40},{2**40},4096"], "shape"),
+    (["--buckets", "--shape", f"{10**30},4096,4096"], "shape"),
+    (["--learned", "--shape", f"{2**62},16,16"], "shape"),
+    (["--shape", "10**30,4096,4096"], "M"),                           # --shape takes digits
+    (["--shape", "1" * 5000 + ",4096,4096"], "shape"),               # beyond int()'s digit limit
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, param):
     base = [] if {"--shape", "--shapes", "--buckets"} & set(argv) else ["--shape", "16,16,16"]
@@ -137,6 +143,23 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, param):
     assert rc == 2, (out, err)
     assert err.startswith(f"tilebound: {param}:") and err.count("\n") == 1, err
     assert out == ""
+
+
+@pytest.mark.parametrize("shape", [f"{2**40},{2**40},4096", f"{10**30},4096,4096"])
+def test_a_huge_shape_is_one_line_on_stderr_with_no_numpy_warning(shape):
+    """Run as a user does (a fresh process, warnings shown): one line naming shape, exit 2, nothing else."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8", "PYTHONWARNINGS": "default"}
+    proc = subprocess.run([sys.executable, "-m", "tilebound", "tune", "--shape", shape, "--strategy", "random",
+                           "--budget", "10", "--seeds", "1"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("tilebound: shape:") and proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_the_single_shape_report_names_the_optimum_in_the_models_names(capsys):
+    rc, out, err = run(capsys, "--shape", "4096,4096,4096", "--strategy", "random", "--budget", "10", "--seeds", "1")
+    assert rc == 0, err
+    best = schedule.landscape(4096, 4096, 4096).best(1)[0][0]
+    assert f"({best})" in out and "B_M=256 B_N=128" in out and "G_M=" in out
 
 
 def test_without_the_tune_extra_the_command_names_it(capsys, monkeypatch):

@@ -182,11 +182,58 @@ def test_triton_prune_keeps_the_two_stage_counts_nearest_the_latency_estimate():
     (lambda: S.run_search("random", SQUARE, 10, gpu="TPU"), "gpu"),
     (lambda: S.run_search("random", SQUARE, 10, seed=-1), "seed"),
     (lambda: S.run_search("random", Shape(4096, 4096, 4096), 10, times=np.ones(5)), "times"),
+    (lambda: S.run_search("random", SQUARE, 6001), "budget"),                # more than the space holds
+    (lambda: S.run_search("random", SQUARE, 10**9), "budget"),
+    (lambda: S.run_search("random", (10**30, 4096, 4096), 10), "shape"),     # beyond the time model's int64 counts
+    (lambda: S.run_search("random", (2**40, 2**40, 4096), 10), "shape"),
+    (lambda: S.run_search("model", (2**62, 16, 16), 10, times=np.ones(6000)), "shape"),
 ])
 def test_bad_input_names_the_parameter(call, param):
     with pytest.raises(BadInput) as e:
         call()
     assert e.value.param == param
+
+
+def _times_with(i, value):
+    t = np.full(6000, 1e-3)
+    t[i] = value
+    return t
+
+
+@pytest.mark.parametrize("times", [_times_with(7, np.nan), _times_with(7, -1e-3), _times_with(7, 0.0),
+                                   _times_with(7, -np.inf), [1e-3] * 7 + ["slow"] + [1e-3] * 5992],
+                         ids=["nan", "negative", "zero", "-inf", "text"])
+def test_replayed_times_that_are_not_times_are_refused_naming_the_config(times):
+    with pytest.raises(BadInput) as e:
+        S.run_search("random", SQUARE, 10, times=times)
+    assert e.value.param == "times"
+    if not isinstance(times, list):
+        assert f"config 7 ({schedule.all_configs()[7]})" in str(e.value)
+
+
+def test_a_space_where_nothing_launches_is_refused_and_inf_alone_is_a_failed_config():
+    with pytest.raises(BadInput) as e:
+        S.run_search("random", SQUARE, 10, times=np.full(6000, np.inf))
+    assert e.value.param == "times" and "nothing launches" in str(e.value)
+    r = S.run_search("exhaustive", SQUARE, 10, times=_times_with(3, np.inf))
+    assert r.times == (1e-3, 1e-3, 1e-3, math.inf, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3)
+
+
+def test_the_time_model_range_edge():
+    """Below 2**62 tiles of the smallest (16 x 16) tile the model prices the shape, and its times respect the two
+    floors no schedule beats (compulsory HBM traffic, peak FLOPs); at 2**62 tiles it refuses, naming shape."""
+    M, N, K = 2**35, 2**35 - 16, 16                       # 2**31 x (2**31 - 1) tiles
+    schedule.model_shape(M, N, K)
+    t = schedule.times_for_shape(M, N, K)
+    best = t[np.isfinite(t)].min()
+    assert best >= (M * K + K * N + M * N) * 2 / H100.hbm_bytes_per_s
+    assert best >= 2 * M * N * K / H100.tc_peak_flops
+    with pytest.raises(BadInput) as e:
+        schedule.model_shape(2**35, 2**35, 16)           # 2**62 tiles
+    assert e.value.param == "shape"
+    assert schedule.model_shape(2**62 - 1, 16, 16) == (2**62 - 1, 16, 16)
+    with pytest.raises(BadInput):
+        schedule.model_shape(2**62, 1, 1)
 
 
 @pytest.mark.parametrize("name,module", [("tpe", "optuna"), ("model", "sklearn"), ("learned", "sklearn")])

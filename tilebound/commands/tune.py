@@ -70,11 +70,16 @@ def _int(name: str, text: str, least: int, most: int | None = None) -> int:
 
 
 def _shapes(args, default: str) -> tuple:
+    """The shapes asked for, each within the time model's range (refused up front, naming ``shape``)."""
+    from tuning.schedule import model_shape
     from tuning.shapes import parse_shape, shape_set
     if args.shape and args.shapes:
         raise BadInput("shape", "give --shape or --shapes, not both")
     if args.shape:
-        return tuple(parse_shape(s) for s in args.shape)
+        shapes = tuple(parse_shape(s) for s in args.shape)
+        for sh in shapes:
+            model_shape(*sh.mnk)
+        return shapes
     return shape_set(args.shapes or default)
 
 
@@ -187,8 +192,13 @@ def _run_scores(args, out) -> int:
     _render(by_t, args.format, out)
     opt = groups[strategies[0]]
     if len(shapes) == 1:
+        import numpy as np
+
+        from tuning.schedule import all_configs, times_for_shape
         r = opt[0]
-        out.write(f"\noptimum {r.optimum * 1e6:.2f} us; random search is expected at "
+        times = replay(shapes[0]) if replay is not None else times_for_shape(*shapes[0].mnk, hw=k)
+        best = all_configs()[int(np.argmin(times))]
+        out.write(f"\noptimum {r.optimum * 1e6:.2f} us ({best}); random search is expected at "
                   f"{r.baseline[-1] / r.optimum:.3f} x after {budget} evaluations "
                   "(the analytic time model, not a GPU)\n")
     if plot_path is not None:
