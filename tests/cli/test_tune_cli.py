@@ -5,6 +5,7 @@ command was asked (runs = seeds x shapes)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -20,6 +21,12 @@ from tuning import schedule
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def needs(module: str, extra: str, what: str):
+    """Skip (saying why) when ``module`` of an extra is not installed: the command then refuses, as tested below."""
+    return pytest.mark.skipif(importlib.util.find_spec(module) is None,
+                              reason=f"{what} needs {module}: the {extra} extra (pip install 'tilebound[{extra}]')")
+
+
 def run(capsys, *argv):
     rc = main(["tune", *argv])
     out, err = capsys.readouterr()
@@ -32,6 +39,7 @@ def rows(out: str, name: str) -> list[list[str]]:
     return [re.split(r"\s{2,}", ln.strip()) for ln in out.splitlines() if ln.split()[:1] == [name]]
 
 
+@needs("optuna", "tune", "the tpe strategy")
 def test_the_issue_command_prints_the_score_table(capsys):
     rc, out, err = run(capsys, "--gpu", "H100", "--shape", "4096,4096,4096", "--strategy", "tpe", "--budget", "30",
                        "--seeds", "3")
@@ -61,6 +69,7 @@ def test_pooled_and_per_shape_tables_for_the_course(capsys):
     assert runs == ["2"] * 4 + ["8"]                                     # 2 seeds a shape; pooled 4 x 2
 
 
+@needs("matplotlib", "plot", "the plot")
 def test_plot_draws_a_marked_image(capsys, tmp_path):
     path = tmp_path / "scores.png"
     rc, out, err = run(capsys, "--shape", "2048,2048,512", "--strategy", "random,genetic", "--budget", "15",
@@ -78,6 +87,7 @@ def test_plot_refuses_a_file_it_did_not_write(capsys, tmp_path):
     assert rc == 2 and err.startswith("tilebound: output:") and path.read_bytes() == b"precious"
 
 
+@needs("filelock", "tune", "writing the cache")
 def test_cache_replays_and_refuses_a_corrupt_file(capsys, tmp_path):
     args = ("--shape", "16,4096,4096", "--strategy", "random", "--budget", "10", "--seeds", "2",
             "--cache", str(tmp_path))
@@ -139,6 +149,8 @@ def test_buckets_table(capsys):
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, param):
     base = [] if {"--shape", "--shapes", "--buckets"} & set(argv) else ["--shape", "16,16,16"]
+    if "--strategy" not in argv:
+        base += ["--strategy", "random"]                  # no extra needed before the refusal under test
     rc, out, err = run(capsys, *base, *argv)
     assert rc == 2, (out, err)
     assert err.startswith(f"tilebound: {param}:") and err.count("\n") == 1, err
@@ -187,6 +199,7 @@ def test_tune_is_found_by_discovery():
 
 
 @pytest.mark.slow
+@needs("sklearn", "tune", "the learned model")
 def test_learned_report(capsys):
     rc, out, err = run(capsys, "--learned")
     assert rc == 0, err

@@ -9,6 +9,7 @@ config's time is :func:`tuning.schedule.gemm_time` of that config; a config that
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import sys
 
@@ -23,12 +24,27 @@ from tuning.shapes import COURSE_SHAPES, Shape
 
 SQUARE = (4096, 4096, 4096)
 DECODE = (16, 4096, 4096)
-AVAILABLE = list(S.STRATEGIES)
+#: the package each extra a strategy needs is imported as
+_MODULES = {"optuna": "optuna", "sklearn": "sklearn", "cmaes": "cmaes"}
+
+
+def _with_its_extra(name: str):
+    """``name`` as a test parameter, skipped (with the reason) when a package of the tune extra it needs is absent."""
+    missing = [m for m in S.STRATEGIES[name].needs.split("+") if m and importlib.util.find_spec(_MODULES[m]) is None]
+    reason = f"the {name} strategy needs {', '.join(missing)}: the tune extra (pip install 'tilebound[tune]')"
+    return pytest.param(name, marks=pytest.mark.skipif(bool(missing), reason=reason))
+
+
+AVAILABLE = [_with_its_extra(n) for n in S.STRATEGIES]
 
 
 @pytest.fixture
-def small_learned(monkeypatch):
-    """The ``learned`` strategy with a small model (4 training shapes), so unit tests need not train the default one."""
+def small_learned(request, monkeypatch):
+    """The ``learned`` strategy with a small model (4 training shapes), so unit tests need not train the default one
+    (trained only for the ``learned`` strategy's test: the others run without scikit-learn)."""
+    if request.node.callspec.params.get("name") != "learned":
+        yield None
+        return
     model = learned.train(learned.training_shapes(4, seed=1), per_shape=150, seed=0)
     monkeypatch.setattr(learned, "default_model", lambda gpu="H100": model)
     S._learned_order.cache_clear()
