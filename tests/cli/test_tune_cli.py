@@ -206,3 +206,25 @@ def test_learned_report(capsys):
     (course,) = rows(out, "course")
     assert float(course[2]) > 0.9                                         # Spearman rho on the course's four
     assert float(course[6]) < float(course[7])                            # beats the constant predictor
+
+
+def test_the_docs_commands_draw_into_scratch_and_make_figures_redraws_the_tracked_ones():
+    """docs/tuning.md's tune commands write their plots under /tmp (running them leaves the checkout clean);
+    docs/make_figures.py runs the same commands into the tracked figures the page shows."""
+    import importlib.util as iu
+    import re
+    import shlex
+    page = (ROOT / "docs" / "tuning.md").read_text(encoding="utf-8")
+    commands = [shlex.split(c.replace("\\\n", " ")) for c in re.findall(r"^(tilebound tune [^`]*?)\n(?=```)", page, re.M)
+                if "--plot " in c and "[" not in c]                       # the examples, not the synopsis
+    assert len(commands) == 2
+    spec = iu.spec_from_file_location("make_figures", ROOT / "docs" / "make_figures.py")
+    mf = iu.module_from_spec(spec)
+    spec.loader.exec_module(mf)
+    for argv in commands:
+        plot = argv[argv.index("--plot") + 1]
+        assert plot.startswith("/tmp/"), plot
+        tracked = f"docs/{Path(plot).name}"
+        assert (ROOT / tracked).exists() and f"]({Path(plot).name})" in page          # the page shows it
+        want = [a if a != plot else tracked for a in argv[1:]]
+        assert mf.FIGURES[tracked] == want

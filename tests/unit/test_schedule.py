@@ -224,3 +224,18 @@ def test_every_time_model_constant_has_a_source():
     names = {f.name for f in fields(S.TimeModelConstants)} - {"hw", "sources"}
     for k in S.TIME_MODELS.values():
         assert set(k.sources) == names and all(k.sources.values())
+
+
+def test_the_knobs_are_the_models_parameters():
+    """One dialect: every knob but ``warps`` is a parameter symbol of the GEMM models, and ``warps`` is split into
+    the models' warp grid ``w_y x w_x`` (the resources model's two parameters)."""
+    from symbolic.models import gemm, gemm_l2
+    assert [str(p) for p in (gemm.B_M, gemm.B_N, gemm.B_K)] + ["warps", str(gemm.s), str(gemm_l2.G_M)] == list(S.SPACE)
+    c = S.GemmConfig(256, 128, 32, 8, 4, 1)
+    assert c.warp_grid == (4, 2) and (str(gemm.w_y), str(gemm.w_x)) == ("w_y", "w_x")
+    assert c.as_dict() == {"B_M": 256, "B_N": 128, "B_K": 32, "warps": 8, "s": 4, "G_M": 1}
+    assert str(c) == "B_M=256 B_N=128 B_K=32 warps=8 s=4 G_M=1"
+    assert S.GemmConfig(**c.as_dict()) == c
+    assert list(S.sensitivity(4096, 4096, 4096)) == list(S.SPACE)
+    cols = S.config_table()
+    assert S.launchable(cols).sum() == 3744 and S.launchable(cols, "A100").sum() < 3744
