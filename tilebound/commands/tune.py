@@ -15,8 +15,10 @@ median and quartile band per strategy (the plot extra).  ``--cache DIR`` replays
 measurements from a disk cache (:mod:`tuning.cache`), measuring only configs it lacks.
 
 Bad input is one line and exit 2: an unknown strategy, GPU, shape set or bucket scheme; a budget < 1 or
-beyond the space; a size that is not a positive integer; a corrupt cache or one from another space
+beyond the space; a size that is not a positive integer; a shape beyond the time model's range (named
+``shape``, before any work: :func:`tuning.schedule.model_shape`); a corrupt cache or one from another space
 version; more runs than ``--max-runs`` (the work is refused up front, and the message says how to raise it).
+Configs are printed in the models' parameter names (``B_M=256 B_N=128 B_K=32 warps=8 s=4 G_M=1``).
 """
 
 from __future__ import annotations
