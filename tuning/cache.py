@@ -4,7 +4,7 @@ Layout: ``<root>/<GPU>/<key>.json``, one file per shape (``M4096_N4096_K4096``) 
 (``pow2-M256_N4096_K4096``), holding::
 
     {"format": 1, "gpu": "H100", "space_version": "3f2a...", "key": "M4096_N4096_K4096",
-     "knobs": ["bm", "bn", "bk", "warps", "stages", "group"],
+     "knobs": ["B_M", "B_N", "B_K", "warps", "s", "G_M"],
      "entries": {"256,128,32,8,4,1": 0.000148..., "256,256,128,8,4,1": null, ...}}
 
 with ``null`` for a config that failed (cannot launch).  **One entry per config measurement**: asking for
@@ -19,16 +19,20 @@ It does not include the knobs' *values*: adding values to the space keeps the ve
 measures only the new configs.  (On a GPU the version would hash the kernel's source and the compiler, as
 Triton's cache key does.)
 
-**Refusals.**  A file that is not valid JSON, lacks a field, or holds a value that is not a positive
-finite time (or ``null``) or a config outside the space is *corrupt*; a file written for another space
+**Refusals.**  A file that is not valid JSON (nested too deeply to parse included), lacks a field, or holds a
+value that is not a positive finite time (or ``null``) or a config outside the space is *corrupt*; a file written for another space
 version, GPU or key is *foreign*.  Both are refused with :class:`~base.errors.BadInput` naming ``cache``
-and saying to delete the file; neither is ever silently reused or overwritten.
+and saying to delete the file; neither is ever silently reused or overwritten.  A measurement that is not a time (NaN, zero, negative,
+``-inf``) is refused when it is measured (:class:`~base.errors.BadInput` naming ``measure`` and the config),
+before anything is stored; ``inf`` is a config that failed (cannot launch), stored as ``null``.
 
 **Atomic writes.**  A file is written to a temporary file in the same folder, flushed and fsynced, then
 renamed over the old one (:func:`base.files.replace_atomically`), so a reader sees the old file or the new
 one, never a mix.
-Before writing, the current file is read again and its entries merged, so two tuners that add different
-configs lose nothing unless they write in the same instant (there is no lock).
+**Concurrent writers.**  A write holds an exclusive lock on its file (``filelock``'s :class:`FileLock` on
+``<root>/<GPU>/.<key>.json.lock``, an OS lock the system releases when a process dies), reads the current
+file again, merges its entries with the new ones and replaces it, so two processes tuning into one cache
+lose no entry (a test runs two writers into one file).  ``filelock`` comes with the ``tune`` extra.
 """
 
 from __future__ import annotations
@@ -50,11 +54,13 @@ from . import l2_estimate, schedule
 from .learned import gpu_constants
 from .shapes import as_mnk
 
-__all__ = ["FORMAT", "space_version", "TuningCache", "shape_key", "bucket_key"]
+__all__ = ["FORMAT", "LOCK_TIMEOUT_S", "space_version", "TuningCache", "shape_key", "bucket_key"]
 
 FORMAT = 1
 _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=+-]{0,120}$")
 _FIELDS = {"format", "gpu", "space_version", "key", "knobs", "entries"}
+#: seconds a writer waits for another writer's lock on one cache file before it gives up
+LOCK_TIMEOUT_S = 120.0
 
 
 def _source(obj) -> str:
@@ -107,6 +113,30 @@ def _config_text(c: schedule.GemmConfig) -> str:
     return ",".join(str(v) for v in c.as_tuple())
 
 
+def _checked_times(times, configs: list) -> list[float]:
+    """``times`` (one per config) as floats, each positive (``inf``: failed); BadInput naming ``measure``
+    and the first config whose time is not."""
+    try:
+        values = ([x.item() if isinstance(x, np.generic) else x for x in np.asarray(times, dtype=object).reshape(-1)]
+                  if np.ndim(times) else None)
+    except (TypeError, ValueError):
+        values = None
+    if values is None or np.ndim(times) != 1 or len(values) != len(configs):
+        n = "no" if values is None else len(values)
+        raise BadInput("measure", f"must return one time (seconds) per config: {n} times for {len(configs)} configs")
+    out = []
+    for c, t in zip(configs, values):
+        try:
+            v = math.nan if isinstance(t, (bool, str, bytes)) else float(t)
+        except (TypeError, ValueError, OverflowError):
+            v = math.nan
+        if math.isnan(v) or v <= 0:
+            raise BadInput("measure", f"measured {t!r} s for config {c}; a time is positive seconds, or inf for a "
+                                      "config that failed; nothing of this measurement was stored")
+        out.append(v)
+    return out
+
+
 class TuningCache:
     """Per-config measurements of one GPU under ``root`` (created on first write)."""
 
@@ -126,6 +156,11 @@ class TuningCache:
         if not isinstance(key, str) or not _KEY.match(key):
             raise BadInput("key", f"a cache key is letters, digits and _.=+- (at most 121), got {key!r}")
         return self.root / self.gpu / f"{key}.json"
+
+    def lock_path(self, key: str) -> Path:
+        """The lock file writers of ``key`` take turns on (beside the cache file, hidden)."""
+        path = self.path(key)
+        return path.with_name(f".{path.name}.lock")
 
     def load(self, key: str) -> dict:
         """``{GemmConfig: seconds or inf}`` of the entries under ``key`` (empty when there is no file);
@@ -147,6 +182,8 @@ class TuningCache:
             doc = json.loads(raw.decode("utf-8"), parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
         except (UnicodeDecodeError, ValueError) as exc:
             raise self._corrupt(path, f"not JSON: {exc}") from None
+        except RecursionError:
+            raise self._corrupt(path, "nested too deeply to be a cache file") from None
         if not isinstance(doc, dict) or set(doc) != _FIELDS:
             raise self._corrupt(path, f"needs exactly the fields {', '.join(sorted(_FIELDS))}")
         if doc["format"] != FORMAT:
@@ -179,16 +216,27 @@ class TuningCache:
     def _write(self, key: str, entries: dict) -> None:
         path = self.path(key)
         try:
+            import filelock
+        except ImportError:
+            raise BadInput("cache", "writing a tuning cache needs filelock (it locks each file so that concurrent "
+                                    "tuners' entries merge), which is not installed; install the tune extra: "
+                                    "pip install 'tilebound[tune]'") from None
+        try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise BadInput("cache", f"cannot create {str(path.parent)!r}: {exc.strerror or exc}") from None
-        merged = {**self.load(key), **entries}          # a concurrent writer's entries are kept
-        doc = {"format": FORMAT, "gpu": self.gpu, "space_version": self.version, "key": key,
-               "knobs": list(schedule.SPACE),
-               "entries": {_config_text(c): (None if math.isinf(t) else t)
-                           for c, t in sorted(merged.items(), key=lambda kv: kv[0].as_tuple())}}
+        lock = filelock.FileLock(str(self.lock_path(key)), timeout=LOCK_TIMEOUT_S)
         try:
-            replace_atomically(path, json.dumps(doc, indent=0))
+            with lock:                                  # read, merge and replace as one step among writers
+                merged = {**self.load(key), **entries}  # a concurrent writer's entries are kept
+                doc = {"format": FORMAT, "gpu": self.gpu, "space_version": self.version, "key": key,
+                       "knobs": list(schedule.SPACE),
+                       "entries": {_config_text(c): (None if math.isinf(t) else t)
+                                   for c, t in sorted(merged.items(), key=lambda kv: kv[0].as_tuple())}}
+                replace_atomically(path, json.dumps(doc, indent=0))
+        except filelock.Timeout:
+            raise BadInput("cache", f"another process has held {str(self.lock_path(key))!r} for "
+                                    f"{LOCK_TIMEOUT_S:g} s; try again when it is done") from None
         except OSError as exc:
             raise BadInput("cache", f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
 
@@ -196,15 +244,15 @@ class TuningCache:
     def measure(self, key: str, configs: Sequence, measure: Callable) -> tuple[np.ndarray, int]:
         """Times of ``configs`` under ``key``: cached ones from the file, the others from
         ``measure(list of GemmConfig) -> times`` (called once, on the missing configs only), then stored.
+        A time is positive seconds, or ``inf`` for a config that failed; anything else (NaN, zero, negative,
+        ``-inf``, not a number, the wrong count) is :class:`~base.errors.BadInput` naming ``measure`` and the
+        first bad config, and nothing of that call is stored.
         Returns ``(times in the order of configs, how many were measured now)``."""
         configs = [c if isinstance(c, schedule.GemmConfig) else schedule.GemmConfig(*c) for c in configs]
         have = self.load(key)
         missing = list(dict.fromkeys(c for c in configs if c not in have))
         if missing:
-            new = np.asarray(measure(missing), dtype=float)
-            if new.shape != (len(missing),):
-                raise ValueError(f"measure returned {new.shape} times for {len(missing)} configs")
-            fresh = dict(zip(missing, (float(t) for t in new)))
+            fresh = dict(zip(missing, _checked_times(measure(missing), missing)))
             self._write(key, fresh)
             have.update(fresh)
         return np.array([have[c] for c in configs]), len(missing)

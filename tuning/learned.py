@@ -3,14 +3,14 @@
 **Features** (:func:`features`, named by :data:`FEATURES`): for one shape, a row per config of
 :func:`tuning.schedule.all_configs`, each a quantity of the config or the shape, not a guess:
 
-* the knobs themselves and the warp tile ``(BM/wy) x (BN/wx)`` (the warp grid of
-  :data:`tuning.schedule.WARP_GRID`);
+* the knobs themselves (``B_M, B_N, B_K, warps, s, G_M``, the models' names) and the warp tile
+  ``(B_M/w_y) x (B_N/w_x)`` (the warp grid of :data:`tuning.schedule.WARP_GRID`);
 * resources, from :mod:`symbolic.models.gemm`'s exact definitions (model ``gemm.resources``):
-  shared memory ``s (BM + BN) BK x 2`` bytes (:func:`~symbolic.models.gemm.smem_bytes`) and the
+  shared memory ``s (B_M + B_N) B_K x 2`` bytes (:func:`~symbolic.models.gemm.smem_bytes`) and the
   register estimate (:func:`~symbolic.models.gemm.regs_estimate`); co-resident blocks per SM
   (:func:`tuning.schedule.blocks_per_sm`); whether the launch rules pass (:data:`tuning.schedule.LAUNCH_RULES`,
   what a compiler tells before anything runs);
-* tiles and waves: ``t_m = ceil(M/BM)``, ``t_n``, ``t_k`` and ``t_m t_n`` tiles; waves
+* tiles and waves: ``t_m = ceil(M/B_M)``, ``t_n``, ``t_k`` and ``t_m t_n`` tiles; waves
   ``ceil(tiles / (blocks per SM x SMs))`` and the last wave's share of the slots;
 * padding and traffic, from model ``gemm.tiled`` evaluated exactly (``Model.evaluate_grid``):
   padded over useful FLOPs, reads and writes in elements, and the intensity (FLOP per byte);
@@ -47,6 +47,7 @@ from typing import Sequence
 
 import numpy as np
 
+from base.dtypes import element_bytes
 from base.errors import BadInput
 from base.validate import integer
 from symbolic.models import gemm
@@ -59,14 +60,14 @@ __all__ = ["FEATURES", "features", "tile_counts", "launchable", "gpu_constants",
 
 #: (name, meaning) of each column of :func:`features`
 FEATURES: tuple = (
-    ("bm", "BM, tile rows"), ("bn", "BN, tile columns"), ("bk", "BK, the K-step"),
-    ("warps", "warps per block"), ("stages", "pipeline stages"), ("group", "GROUP_M, launch-order grouping"),
-    ("warp_rows", "BM / wy, a warp's tile rows"), ("warp_cols", "BN / wx, a warp's tile columns"),
-    ("smem_bytes", "shared memory of the pipeline, s (BM + BN) BK x 2 bytes (gemm.resources)"),
+    ("B_M", "B_M, tile rows"), ("B_N", "B_N, tile columns"), ("B_K", "B_K, the K-step"),
+    ("warps", "warps per block (w_y x w_x)"), ("s", "s, pipeline stages"), ("G_M", "G_M, launch-order grouping"),
+    ("warp_rows", "B_M / w_y, a warp's tile rows"), ("warp_cols", "B_N / w_x, a warp's tile columns"),
+    ("smem_bytes", "shared memory of the pipeline, s (B_M + B_N) B_K x 2 bytes (gemm.resources)"),
     ("regs", "registers per thread, the course's estimate (gemm.resources)"),
     ("blocks_per_sm", "co-resident blocks per SM (smem, registers, warps, blocks)"),
     ("launches", "1 when every launch rule passes"),
-    ("t_m", "ceil(M / BM)"), ("t_n", "ceil(N / BN)"), ("t_k", "ceil(K / BK), K-steps"),
+    ("t_m", "ceil(M / B_M)"), ("t_n", "ceil(N / B_N)"), ("t_k", "ceil(K / B_K), K-steps"),
     ("tiles", "t_m t_n blocks"), ("waves", "ceil(tiles / (blocks per SM x SMs))"),
     ("last_wave", "tiles / (waves x slots): how full the waves are"),
     ("padding", "padded / useful FLOPs (gemm.tiled flops_padded / flops)"),
@@ -77,7 +78,8 @@ FEATURES: tuple = (
     ("roofline_s", "max(padded FLOPs / peak, (reads + writes) x 2 B / HBM bandwidth), seconds"),
 )
 _NAMES = tuple(n for n, _ in FEATURES)
-_ELEMENT = 2   # FP16 bytes (base.dtypes.element_bytes("fp16"), as the time model uses)
+#: bytes of an FP16 operand or output element, from the one element-size table (as the time model uses)
+_ELEMENT = element_bytes("fp16")
 
 
 def require(module: str, what: str):
@@ -115,13 +117,12 @@ def gpu_constants(gpu) -> schedule.TimeModelConstants:
 def _config_columns(k: schedule.TimeModelConstants) -> dict:
     """Shape-independent columns over all configs (read-only arrays)."""
     cols = schedule.config_table()
-    wy = np.array([schedule.WARP_GRID[int(w)][0] for w in cols["warps"]])
-    wx = np.array([schedule.WARP_GRID[int(w)][1] for w in cols["warps"]])
+    w_y, w_x = schedule.warp_grid(cols["warps"])
     out = {key: v.astype(float) for key, v in cols.items()}
-    out["warp_rows"] = (cols["bm"] // wy).astype(float)
-    out["warp_cols"] = (cols["bn"] // wx).astype(float)
-    out["smem_bytes"] = gemm.smem_bytes(cols["bm"], cols["bn"], cols["bk"], cols["stages"]).astype(float)
-    out["regs"] = gemm.regs_estimate(cols["bm"], cols["bn"], wy, wx).astype(float)
+    out["warp_rows"] = (cols["B_M"] // w_y).astype(float)
+    out["warp_cols"] = (cols["B_N"] // w_x).astype(float)
+    out["smem_bytes"] = gemm.smem_bytes(cols["B_M"], cols["B_N"], cols["B_K"], cols["s"]).astype(float)
+    out["regs"] = gemm.regs_estimate(cols["B_M"], cols["B_N"], w_y, w_x).astype(float)
     out["blocks_per_sm"] = schedule.blocks_per_sm(cols, k).astype(float)
     out["launches"] = launchable(k).astype(float)
     for v in out.values():
@@ -131,11 +132,7 @@ def _config_columns(k: schedule.TimeModelConstants) -> dict:
 
 @lru_cache(maxsize=8)
 def _launchable(k: schedule.TimeModelConstants) -> np.ndarray:
-    cols = schedule.config_table()
-    bad = np.zeros(len(cols["bm"]), dtype=bool)
-    for rule in schedule.LAUNCH_RULES:
-        bad |= np.asarray(rule.fails(cols, k.hw), dtype=bool)
-    ok = ~bad
+    ok = schedule.launchable(schedule.config_table(), k.hw)
     ok.setflags(write=False)
     return ok
 
@@ -146,22 +143,22 @@ def launchable(gpu="H100") -> np.ndarray:
     return _launchable(gpu_constants(gpu))
 
 
-_TILES = tuple((bm, bn, bk) for bm in schedule.SPACE["bm"] for bn in schedule.SPACE["bn"]
-               for bk in schedule.SPACE["bk"])
+_TILES = tuple((bm, bn, bk) for bm in schedule.SPACE["B_M"] for bn in schedule.SPACE["B_N"]
+               for bk in schedule.SPACE["B_K"])
 _TILE_QUANTITIES = ("reads", "writes", "flops", "flops_padded", "intensity")
 
 
 @lru_cache(maxsize=1)
 def _tile_of_config() -> np.ndarray:
-    """For each config, the index of its (BM, BN, BK) in ``_TILES``."""
+    """For each config, the index of its (B_M, B_N, B_K) in ``_TILES``."""
     where = {t: i for i, t in enumerate(_TILES)}
     cols = schedule.config_table()
-    return np.array([where[t] for t in zip(cols["bm"].tolist(), cols["bn"].tolist(), cols["bk"].tolist())])
+    return np.array([where[t] for t in zip(cols["B_M"].tolist(), cols["B_N"].tolist(), cols["B_K"].tolist())])
 
 
 @lru_cache(maxsize=1024)
 def tile_counts(M: int, N: int, K: int) -> dict:
-    """Model ``gemm.tiled`` evaluated exactly at every (BM, BN, BK) of the space (``_TILES`` order):
+    """Model ``gemm.tiled`` evaluated exactly at every (B_M, B_N, B_K) of the space (``_TILES`` order):
     ``{quantity: [exact value, ...]}`` for reads, writes, flops, flops_padded (ints) and intensity (Fraction)."""
     bm, bn, bk = (np.array(v, dtype=object) for v in zip(*_TILES))
     return {q: tuple(gemm.tiled.evaluate_grid(q, M=M, N=N, K=K, B_M=bm, B_N=bn, B_K=bk).tolist())
@@ -170,8 +167,9 @@ def tile_counts(M: int, N: int, K: int) -> dict:
 
 def features(shape, gpu="H100") -> np.ndarray:
     """The feature matrix of ``shape`` (a :class:`~tuning.shapes.Shape` or ``(M, N, K)``): one row per config
-    of :func:`~tuning.schedule.all_configs`, one column per entry of :data:`FEATURES`."""
-    M, N, K = as_mnk(shape)
+    of :func:`~tuning.schedule.all_configs`, one column per entry of :data:`FEATURES`; a shape beyond the time
+    model's range is :class:`~base.errors.BadInput` naming ``shape`` (:func:`tuning.schedule.model_shape`)."""
+    M, N, K = schedule.model_shape(*as_mnk(shape))
     k = gpu_constants(gpu)
     hw = k.hw
     c = _config_columns(k)
@@ -179,17 +177,17 @@ def features(shape, gpu="H100") -> np.ndarray:
     exact = tile_counts(M, N, K)
     which = _tile_of_config()
     q = {name: np.array([float(v) for v in exact[name]])[which] for name in _TILE_QUANTITIES}
-    t_m = -(-M // cols["bm"])
-    t_n = -(-N // cols["bn"])
-    t_k = -(-K // cols["bk"])
+    t_m = -(-M // cols["B_M"])
+    t_n = -(-N // cols["B_N"])
+    t_k = -(-K // cols["B_K"])
     tiles = t_m * t_n
     slots = np.maximum(c["blocks_per_sm"], 1.0) * hw.sms
     waves = np.ceil(tiles / slots)
     roof = np.maximum(q["flops_padded"] / float(hw.tc_peak_flops),
                       (q["reads"] + q["writes"]) * _ELEMENT / float(hw.hbm_bytes_per_s))
-    n = len(cols["bm"])
+    n = len(cols["B_M"])
     cols_out = {
-        **{name: c[name] for name in ("bm", "bn", "bk", "warps", "stages", "group", "warp_rows", "warp_cols",
+        **{name: c[name] for name in (*schedule.SPACE, "warp_rows", "warp_cols",
                                       "smem_bytes", "regs", "blocks_per_sm", "launches")},
         "t_m": t_m.astype(float), "t_n": t_n.astype(float), "t_k": t_k.astype(float), "tiles": tiles.astype(float),
         "waves": waves, "last_wave": tiles / (waves * slots), "padding": q["flops_padded"] / q["flops"],

@@ -1,13 +1,16 @@
 """The schedule space of a Triton-style GEMM kernel: what can launch, and an analytic time model.
 
-A *config* is ``(BM, BN, BK, warps, stages, GROUP_M)``: the block's tile of ``C``, the K-step, the
-warps per block, the shared-memory pipeline depth and the launch-order grouping (lecture 13, demo 1;
-lecture 10 §6-§10).  :data:`SPACE` has 5 x 5 x 4 x 4 x 5 x 3 = 6000 configs.
+A *config* is ``(B_M, B_N, B_K, warps, s, G_M)``, in the models' own parameter names
+(:mod:`symbolic.models.gemm`, :mod:`symbolic.models.gemm_l2`): the block's tile of ``C`` (``B_M x B_N``), the
+K-step ``B_K``, the warps per block, the shared-memory pipeline depth ``s`` (Triton's ``num_stages``) and the
+launch-order grouping ``G_M`` (Triton's ``GROUP_M``; lecture 13, demo 1; lecture 10 §6-§10).  ``warps`` is the
+total warp count; :data:`WARP_GRID` splits it into the models' warp grid ``w_y x w_x``
+(:attr:`GemmConfig.warp_grid`).  :data:`SPACE` has 5 x 5 x 4 x 4 x 5 x 3 = 6000 configs.
 
 **Launchability** (:data:`LAUNCH_RULES`, data, each with its reason): shared memory
-``stages (BM + BN) BK x 2 bytes <= 227 KiB`` (the per-block opt-in limit, ``docs/conventions.md``
-§3.1); a warp's sub-tile ``(BM/wy) x (BN/wx)`` at least one ``mma`` (16 x 8) for the warp grid
-``WARP_GRID``; the course's register estimate ``(BM/wy)(BN/wx)/32 + 40 <= 255`` (accumulators in
+``s (B_M + B_N) B_K x 2 bytes <= 227 KiB`` (the per-block opt-in limit, ``docs/conventions.md``
+§3.1); a warp's sub-tile ``(B_M/w_y) x (B_N/w_x)`` at least one ``mma`` (16 x 8) for the warp grid
+``WARP_GRID``; the course's register estimate ``(B_M/w_y)(B_N/w_x)/32 + 40 <= 255`` (accumulators in
 FP32, 32 threads a warp, 40 for addresses and loop state; §3.2 for the limit).  3744 of the 6000
 launch.  The resource formulas themselves are the exact ones of :mod:`symbolic.models.gemm`
 (model ``gemm.resources``), applied here to arrays of configs.
@@ -18,21 +21,21 @@ a measurement; every constant is a field of :class:`TimeModelConstants` with its
 1. *Tiles, occupancy, waves.*  ``tm tn`` tiles; blocks per SM limited by shared memory (228 KiB a
    SM, 1 KiB reserved a block), registers (65,536 a SM), warps (64) and blocks (32); the busiest SM
    runs ``ceil(tiles / SMs)`` tiles in rounds of that many co-resident blocks.
-2. *Padding.*  A block computes its whole ``BM x BN`` tile for ``ceil(K/BK)`` full K-steps, however
+2. *Padding.*  A block computes its whole ``B_M x B_N`` tile for ``ceil(K/B_K)`` full K-steps, however
    little of it is inside ``C`` (masked loads fetch only the valid part).
 3. *Per K-step of a round* (``j`` co-resident blocks): the largest of the tensor-core time (the SM's
    ``4096 FLOP/clk`` times ``min(1, warps on the SM / 4)``: one warp drives one of the 4 tensor-core
    sub-partitions), the shared-memory reads of the warps' operand strips at the SM's shared-memory
    bandwidth, the block's bytes from L2 at the SM's rate (its 64 B/clk port, or its share of the
-   ~12 TB/s L2 when many SMs are busy), and the latency bound of the pipeline ``(L + t_c) / stages``
-   (``docs/conventions.md`` §5.3 with ``L`` the loaded latency, transfer included): with ``stages - 1`` stages in
-   flight the block hides ``L`` once ``(stages - 1) t_c >= L`` (Little's law).  NOTE: one stage
+   ~12 TB/s L2 when many SMs are busy), and the latency bound of the pipeline ``(L + t_c) / s``
+   (``docs/conventions.md`` §5.3 with ``L`` the loaded latency, transfer included): with ``s - 1`` stages in
+   flight the block hides ``L`` once ``(s - 1) t_c >= L`` (Little's law).  NOTE: one stage
    serialises each step, ``L + t_c``.
 4. *Fill and epilogue.*  Each round waits ``L`` for its first stage and ends by storing the ``C``
    tiles into L2 (write-back) at the SM's L2 rate; their way to HBM is counted in 5.
 5. *HBM.*  The kernel takes at least ``L + (A and B reads from HBM + C writes) / HBM bandwidth``; the
    reads follow the launch order through the GPU's L2 (50 MB) as the exact LRU count of the config's
-   lockstep waves (``P`` = SMs x co-resident blocks, ``GROUP_M``, ``B_K``-deep steps;
+   lockstep waves (``P`` = SMs x co-resident blocks, ``G_M``, ``B_K``-deep steps;
    :func:`tuning.l2_estimate.hbm_reads_many`, model ``gemm.l2.lru``), or, beyond
    :data:`tuning.l2_estimate.TIME_MODEL_WAVES` waves, its no-reuse upper bound.
 
@@ -59,20 +62,21 @@ from symbolic.models.gemm import regs_estimate, smem_bytes
 from .l2_estimate import hbm_reads_many
 
 __all__ = ["SPACE", "WARP_GRID", "MMA_TILE", "GemmConfig", "LaunchRule", "LAUNCH_RULES", "all_configs",
-           "launch_failures", "static_valid", "regs_per_thread", "blocks_per_sm",
+           "launch_failures", "static_valid", "launchable", "warp_grid", "MODEL_LIMIT", "model_shape",
+           "regs_per_thread", "blocks_per_sm",
            "TimeModelConstants", "H100_TC", "TIME_MODELS", "gemm_time", "times_for_shape", "config_table",
            "Landscape", "landscape", "penalty_matrix", "sensitivity"]
 
 #: The knobs and their values, in the order of :class:`GemmConfig`'s fields (lecture 13, demo 1).
 SPACE: Mapping[str, tuple] = MappingProxyType({
-    "bm": (16, 32, 64, 128, 256),
-    "bn": (16, 32, 64, 128, 256),
-    "bk": (16, 32, 64, 128),
+    "B_M": (16, 32, 64, 128, 256),
+    "B_N": (16, 32, 64, 128, 256),
+    "B_K": (16, 32, 64, 128),
     "warps": (1, 2, 4, 8),
-    "stages": (1, 2, 3, 4, 5),
-    "group": (1, 4, 8),
+    "s": (1, 2, 3, 4, 5),
+    "G_M": (1, 4, 8),
 })
-#: warps per block -> (warps along M, warps along N) (lecture 13 / Triton's default warp layout)
+#: warps per block -> the warp grid ``(w_y, w_x)``: warps along M, warps along N (lecture 13 / Triton's default warp layout)
 WARP_GRID: Mapping[int, tuple] = MappingProxyType({1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (4, 2)})
 #: the smallest warp tile: one ``mma.m16n8`` (PTX ISA, warp-level matrix multiply shapes)
 MMA_TILE = (16, 8)
@@ -85,12 +89,12 @@ class GemmConfig:
     """One schedule.  Fields in :data:`SPACE` order; values outside the space raise
     :class:`~base.errors.BadInput` naming the field."""
 
-    bm: int
-    bn: int
-    bk: int
+    B_M: int
+    B_N: int
+    B_K: int
     warps: int
-    stages: int
-    group: int
+    s: int
+    G_M: int
 
     def __post_init__(self):
         for f in fields(self):
@@ -100,7 +104,19 @@ class GemmConfig:
             object.__setattr__(self, f.name, int(v))
 
     def as_tuple(self) -> tuple:
-        return (self.bm, self.bn, self.bk, self.warps, self.stages, self.group)
+        return (self.B_M, self.B_N, self.B_K, self.warps, self.s, self.G_M)
+
+    def as_dict(self) -> dict:
+        """``{knob: value}`` in :data:`SPACE` order (the models' parameter names)."""
+        return dict(zip(SPACE, self.as_tuple()))
+
+    @property
+    def warp_grid(self) -> tuple:
+        """``(w_y, w_x)``: the warp grid the block's ``warps`` form (:data:`WARP_GRID`)."""
+        return WARP_GRID[self.warps]
+
+    def __str__(self) -> str:
+        return " ".join(f"{k}={v}" for k, v in self.as_dict().items())
 
 
 @lru_cache(maxsize=1)
@@ -113,13 +129,14 @@ def all_configs() -> tuple:
 # smem_elements, smem_bytes, regs_estimate: the exact definitions of symbolic.models.gemm (gemm.resources)
 
 
-def regs_per_thread(bm, bn, warps):
+def regs_per_thread(B_M, B_N, warps):
     """:func:`symbolic.models.gemm.regs_estimate` with the warp grid of :data:`WARP_GRID`."""
-    wy, wx = _warp_grid(warps)
-    return regs_estimate(bm, bn, wy, wx)
+    w_y, w_x = warp_grid(warps)
+    return regs_estimate(B_M, B_N, w_y, w_x)
 
 
-def _warp_grid(warps):
+def warp_grid(warps):
+    """``(w_y, w_x)`` of a warp count (:data:`WARP_GRID`), elementwise for an array of them."""
     if isinstance(warps, np.ndarray):
         wy = np.vectorize(lambda w: WARP_GRID[int(w)][0])(warps)
         wx = np.vectorize(lambda w: WARP_GRID[int(w)][1])(warps)
@@ -139,15 +156,15 @@ class LaunchRule:
 
 LAUNCH_RULES: tuple = (
     LaunchRule("smem", "shared memory over the 227 KiB a block may use",
-               "stages (BM + BN) BK x 2 bytes > smem_per_block (H100: 227 KiB, docs/conventions.md §3.1)",
-               lambda c, hw: smem_bytes(c["bm"], c["bn"], c["bk"], c["stages"]) > hw.smem_per_block),
+               "s (B_M + B_N) B_K x 2 bytes > smem_per_block (H100: 227 KiB, docs/conventions.md §3.1)",
+               lambda c, hw: smem_bytes(c["B_M"], c["B_N"], c["B_K"], c["s"]) > hw.smem_per_block),
     LaunchRule("mma", "a warp's tile is smaller than one mma (16x8)",
-               "BM/wy < 16 or BN/wx < 8 with the warp grid {1:(1,1), 2:(1,2), 4:(2,2), 8:(4,2)}",
-               lambda c, hw: (c["bm"] // _warp_grid(c["warps"])[0] < MMA_TILE[0])
-               | (c["bn"] // _warp_grid(c["warps"])[1] < MMA_TILE[1])),
+               "B_M/w_y < 16 or B_N/w_x < 8 with the warp grid (w_y, w_x) of warps {1:(1,1), 2:(1,2), 4:(2,2), 8:(4,2)}",
+               lambda c, hw: (c["B_M"] // warp_grid(c["warps"])[0] < MMA_TILE[0])
+               | (c["B_N"] // warp_grid(c["warps"])[1] < MMA_TILE[1])),
     LaunchRule("regs", "more than 255 registers per thread",
-               "(BM/wy)(BN/wx)/32 + 40 > max_regs_per_thread (255, docs/conventions.md §3.2)",
-               lambda c, hw: regs_per_thread(c["bm"], c["bn"], c["warps"]) > hw.max_regs_per_thread),
+               "(B_M/w_y)(B_N/w_x)/32 + 40 > max_regs_per_thread (255, docs/conventions.md §3.2)",
+               lambda c, hw: regs_per_thread(c["B_M"], c["B_N"], c["warps"]) > hw.max_regs_per_thread),
 )
 
 
@@ -264,8 +281,27 @@ def _constants(hw) -> TimeModelConstants:
     return TIME_MODELS[gpu.name]
 
 
-def _shape(M, N, K) -> tuple:
-    return positive_int("M", M), positive_int("N", N), positive_int("K", K)
+#: the time model counts tiles, K-steps and waves in int64 NumPy arrays: every size, and the tiles of the space's
+#: smallest tile, stay below this (its times are floats, finite far beyond it)
+MODEL_LIMIT = 2**62
+
+
+def _shown(v: int) -> str:
+    return str(v) if v.bit_length() <= 128 else f"a {v.bit_length()}-bit number"
+
+
+def model_shape(M, N, K) -> tuple:
+    """``(M, N, K)`` as positive ints (:class:`~base.errors.BadInput` naming ``M``, ``N`` or ``K`` otherwise)
+    within the time model's range: each size, and the ``ceil(M/16) ceil(N/16)`` tiles of the space's
+    smallest tile, below :data:`MODEL_LIMIT` (``2**62``); beyond it :class:`~base.errors.BadInput` naming
+    ``shape``, before any array is built (the model's int64 counts would wrap there)."""
+    M, N, K = positive_int("M", M), positive_int("N", N), positive_int("K", K)
+    tiles = -(-M // min(SPACE["B_M"])) * -(-N // min(SPACE["B_N"]))
+    if max(M, N, K, tiles) >= MODEL_LIMIT:
+        raise BadInput("shape", f"{_shown(M)} x {_shown(N)} x {_shown(K)} is beyond the GEMM time model's range: it "
+                                "counts tiles in int64, so M, N, K and the ceil(M/16) ceil(N/16) tiles of the "
+                                "smallest tile must stay below 2**62")
+    return M, N, K
 
 
 # --------------------------------------------------------------------------------------- the model
@@ -279,15 +315,17 @@ def config_table(configs: Sequence[GemmConfig] | None = None) -> dict[str, np.nd
 def blocks_per_sm(cols: Mapping[str, np.ndarray], k: TimeModelConstants = H100_TC) -> np.ndarray:
     """Co-resident blocks per SM: the least of the shared-memory, register, warp and block limits."""
     hw = k.hw
-    sm = smem_bytes(cols["bm"], cols["bn"], cols["bk"], cols["stages"]) + k.smem_reserved_per_block
-    regs = regs_per_thread(cols["bm"], cols["bn"], cols["warps"]) * 32 * cols["warps"]
+    sm = smem_bytes(cols["B_M"], cols["B_N"], cols["B_K"], cols["s"]) + k.smem_reserved_per_block
+    regs = regs_per_thread(cols["B_M"], cols["B_N"], cols["warps"]) * 32 * cols["warps"]
     return np.minimum.reduce([hw.smem_per_sm // sm, hw.regs_per_sm // regs,
                               np.full_like(sm, hw.max_warps_per_sm) // cols["warps"],
                               np.full_like(sm, hw.max_blocks_per_sm)])
 
 
-def _launchable(cols, hw) -> np.ndarray:
-    bad = np.zeros(len(cols["bm"]), dtype=bool)
+def launchable(cols: Mapping[str, np.ndarray], hw: GPU | str = H100) -> np.ndarray:
+    """Boolean mask over config columns (:func:`config_table`): no rule of :data:`LAUNCH_RULES` fails on ``hw``."""
+    hw = _gpu(hw)
+    bad = np.zeros(len(cols["B_M"]), dtype=bool)
     for r in LAUNCH_RULES:
         bad |= np.asarray(r.fails(cols, hw), dtype=bool)
     return ~bad
@@ -295,8 +333,8 @@ def _launchable(cols, hw) -> np.ndarray:
 
 def _round_time(cols, j, M, N, K, k: TimeModelConstants, wy, wx, active):
     """Seconds for one round of ``j`` co-resident blocks on an SM (fill + K-loop + epilogue)."""
-    bm, bn, bk = (cols[x].astype(float) for x in ("bm", "bn", "bk"))
-    w, st = cols["warps"].astype(float), cols["stages"].astype(float)
+    bm, bn, bk = (cols[x].astype(float) for x in ("B_M", "B_N", "B_K"))
+    w, st = cols["warps"].astype(float), cols["s"].astype(float)
     tm, tn = np.ceil(M / bm), np.ceil(N / bn)
     rows, cl = M / tm, N / tn                          # valid rows / columns of an average tile
     steps = np.ceil(K / bk)
@@ -316,7 +354,7 @@ def times_for_shape(M: int, N: int, K: int, configs: Sequence[GemmConfig] | None
                     hw: GPU | str | TimeModelConstants = H100) -> np.ndarray:
     """Model time (seconds) of every config (default: :func:`all_configs`) on one shape; ``inf`` where
     a config cannot launch.  Vectorised over configs; cached for the full space."""
-    M, N, K = _shape(M, N, K)
+    M, N, K = model_shape(M, N, K)
     k = _constants(hw)
     if configs is None:
         return _times_all(M, N, K, k).copy()
@@ -338,15 +376,15 @@ def _index() -> dict:
 
 def _times(cols, M, N, K, k: TimeModelConstants) -> np.ndarray:
     hw = k.hw
-    ok = _launchable(cols, hw)
-    out = np.full(len(cols["bm"]), np.inf)
+    ok = launchable(cols, hw)
+    out = np.full(len(cols["B_M"]), np.inf)
     if not ok.any():
         return out
     cols = {key: v[ok] for key, v in cols.items()}
-    wy, wx = _warp_grid(cols["warps"])
+    wy, wx = warp_grid(cols["warps"])
     b = blocks_per_sm(cols, k)
-    tm = -(-M // cols["bm"])
-    tn = -(-N // cols["bn"])
+    tm = -(-M // cols["B_M"])
+    tn = -(-N // cols["B_N"])
     tiles = tm * tn
     per_sm = -(-tiles // hw.sms)                       # tiles on the busiest SM
     rounds = -(-per_sm // b)
@@ -358,7 +396,7 @@ def _times(cols, M, N, K, k: TimeModelConstants) -> np.ndarray:
     # HBM: reads through the launch order and the L2, plus the C writes
     wave = np.minimum(b * hw.sms, tiles)
     cap = k.l2_bytes // _ELEMENT
-    tilings, which = np.unique(np.stack([cols["bm"], cols["bn"], cols["bk"], cols["group"], wave]), axis=1,
+    tilings, which = np.unique(np.stack([cols["B_M"], cols["B_N"], cols["B_K"], cols["G_M"], wave]), axis=1,
                                return_inverse=True)
     reads = np.array(hbm_reads_many(M, N, K, *tilings, cap), dtype=float)[which.ravel()]
     t_hbm = k.latency_s + (reads + M * N) * _ELEMENT / hw.hbm_bytes_per_s
@@ -369,7 +407,7 @@ def _times(cols, M, N, K, k: TimeModelConstants) -> np.ndarray:
 def gemm_time(config, M: int, N: int, K: int, hw: GPU | str | TimeModelConstants = H100) -> float:
     """Model time in seconds of one config on ``C[M,N] = A[M,K] B[K,N]`` (FP16); ``inf`` when it can't launch."""
     c = _config(config)
-    M, N, K = _shape(M, N, K)
+    M, N, K = model_shape(M, N, K)
     k = _constants(hw)
     return float(_times_all(M, N, K, k)[_index()[c]])
 
@@ -408,7 +446,7 @@ class Landscape:
 
 def landscape(M: int, N: int, K: int, hw=H100) -> Landscape:
     """The launchable configs and their times on ``(M, N, K)``."""
-    M, N, K = _shape(M, N, K)
+    M, N, K = model_shape(M, N, K)
     k = _constants(hw)
     ts = _times_all(M, N, K, k)
     ok = np.isfinite(ts)

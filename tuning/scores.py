@@ -33,12 +33,13 @@ from typing import Sequence
 
 import numpy as np
 
+from base.errors import BadInput
 from base.validate import integer
 
 from . import schedule
 from .learned import gpu_constants
-from .shapes import Shape, shape as make_shape
-from .strategies import check_budget, get_strategy, run_search
+from .shapes import Shape, as_mnk, shape as make_shape
+from .strategies import check_budget, check_times, get_strategy, run_search
 
 __all__ = ["Runs", "random_baseline", "run_many", "StrategyScore", "summarize", "WITHIN", "CUTOFF"]
 
@@ -108,18 +109,25 @@ def run_many(strategy: str, shapes: Sequence, budget: int, seeds: int | Sequence
              times_of=None) -> list[Runs]:
     """Run ``strategy`` with each seed on each shape; one :class:`Runs` per shape.  ``seeds`` is a count
     (seeds ``0..seeds-1``) or the seeds themselves; ``times_of(shape)`` (default: the analytic model) gives a
-    shape's times, e.g. replayed from a cache."""
+    shape's times, e.g. replayed from a cache (checked as :func:`~tuning.strategies.check_times` checks, naming
+    ``times_of``).  ``budget`` is at most the space's 6000 configs."""
     get_strategy(strategy)
     budget = check_budget(budget)
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
-        seeds = range(integer("seeds", seeds, least=1))
-    seeds = [integer("seed", s, least=0) for s in seeds]
+        seeds = range(integer("seeds", seeds, least=1))        # a range: a count is not listed out
+    else:
+        try:
+            seeds = [integer("seed", s, least=0) for s in seeds]
+        except TypeError:
+            raise BadInput("seeds", f"a count or a sequence of seeds, got {seeds!r}") from None
     k = gpu_constants(gpu)
+    shapes = [s if isinstance(s, Shape) else make_shape(*as_mnk(s)) for s in shapes]
+    for sh in shapes:                                  # every shape within the time model's range, before any run
+        schedule.model_shape(*sh.mnk)
     out = []
-    for s in shapes:
-        sh = s if isinstance(s, Shape) else make_shape(*s)
+    for sh in shapes:
         times = (schedule.times_for_shape(*sh.mnk, hw=k) if times_of is None
-                 else np.asarray(times_of(sh), dtype=float))
+                 else check_times(times_of(sh), "times_of"))
         finite = times[np.isfinite(times)]
         results = tuple(run_search(strategy, sh, budget, seed, gpu=k.hw.name, times=times) for seed in seeds)
         out.append(Runs(strategy, sh, budget, results, float(finite.min()), float(finite.max()),

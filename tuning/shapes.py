@@ -87,7 +87,11 @@ def parse_shape(text: str) -> Shape:
         try:
             v = int(p.replace("_", ""))
         except ValueError:
-            raise BadInput(name, f"must be a positive integer, got {p!r} in --shape {text!r}") from None
+            if p.replace("_", "").isdigit():              # beyond Python's digit limit for int()
+                raise BadInput("shape", f"{name} has {len(p)} digits, beyond the GEMM time model's range "
+                                        "(sizes below 2**62)") from None
+            raise BadInput(name, f"must be a positive integer written in digits (e.g. 4096), got {p[:40]!r} in "
+                                 f"--shape {text[:120]!r}") from None
         if v < 1:
             raise BadInput(name, f"must be a positive integer, got {v} in --shape {text!r}")
         sizes.append(v)

@@ -30,7 +30,7 @@ The strategies (:data:`STRATEGIES`):
                 package besides the tune extra); a failed config is told a penalty (twice the slowest seen).
 ``triton``      Triton's prune-then-measure (``triton.autotune(prune_configs_by={"perf_model", "top_k",
                 "early_config_prune"})``; ``triton/ops/matmul_perf_model.py``): drop configs over the shared
-                memory limit, keep for each (BM, BN, BK, warps) the two stage counts nearest the latency
+                memory limit, keep for each (B_M, B_N, B_K, warps) the two stage counts ``s`` nearest the latency
                 estimate (``early_config_prune``), rank the rest by ``estimate_matmul_time`` (compute at
                 ``min(ctas x min(warps, 4), 4 SMs)`` sub-cores, loads from DRAM and L2 with 80 % of re-reads hits,
                 stores) and measure the top ``budget``.  Deterministic: the seed changes nothing.
@@ -68,7 +68,7 @@ from .learned import features, gpu_constants, launchable, one_thread, require
 from .shapes import Shape, shape as make_shape
 
 __all__ = ["Evaluator", "Task", "Strategy", "STRATEGIES", "DEFAULT_STRATEGIES", "get_strategy", "SearchResult",
-           "run_search", "KNOBS", "LEVELS", "digits_of", "index_of", "neighbours", "triton_ranking",
+           "run_search", "check_budget", "check_times", "N_CONFIGS", "KNOBS", "LEVELS", "digits_of", "index_of", "neighbours", "triton_ranking",
            "triton_estimate"]
 
 KNOBS = tuple(schedule.SPACE)
@@ -347,10 +347,10 @@ def triton_estimate(M: int, N: int, K: int, gpu="H100") -> np.ndarray:
     in seconds, with the GPU's peak, SM count and HBM bandwidth from :mod:`symbolic.hardware`:
     ``max(compute, loads) + store``, compute at ``min(ctas x min(warps, 4), 4 x SMs) / (4 x SMs)`` of peak,
     DRAM bandwidth saturating at 32 active CTAs, L2 at 4 x DRAM, 80 % of re-reads from L2, the store at
-    60 % of DRAM bandwidth.  It ignores stages and GROUP_M (Triton's pruning picks the stages)."""
+    60 % of DRAM bandwidth.  It ignores ``s`` and ``G_M`` (Triton's pruning picks the stages)."""
     hw = gpu_constants(gpu).hw
     cols = schedule.config_table()
-    bm, bn = cols["bm"].astype(float), cols["bn"].astype(float)
+    bm, bn = cols["B_M"].astype(float), cols["B_N"].astype(float)
     ctas = np.ceil(M / bm) * np.ceil(N / bn)
     tm, tn = np.ceil(M / bm), np.ceil(N / bn)
     Mp, Np = np.maximum(M, bm), np.maximum(N, bn)
@@ -371,25 +371,25 @@ def triton_estimate(M: int, N: int, K: int, gpu="H100") -> np.ndarray:
 
 def triton_ranking(M: int, N: int, K: int, gpu="H100") -> np.ndarray:
     """Config indices in the order Triton's prune-then-measure would measure them: ``early_config_prune``
-    (shared memory within the per-block limit; per (BM, BN, BK, warps) the two stage counts nearest
+    (shared memory within the per-block limit; per (B_M, B_N, B_K, warps) the two stage counts ``s`` nearest
     ``300 / mma_cycles``, preferring more stages), then ascending :func:`triton_estimate` (stable)."""
     hw = gpu_constants(gpu).hw
     cols = schedule.config_table()
     from symbolic.models.gemm import smem_bytes
 
-    fits = smem_bytes(cols["bm"], cols["bn"], cols["bk"], cols["stages"]) <= hw.smem_per_block
+    fits = smem_bytes(cols["B_M"], cols["B_N"], cols["B_K"], cols["s"]) <= hw.smem_per_block
     groups: dict[tuple, list] = {}
     for i in np.flatnonzero(fits):
-        key = (int(cols["bm"][i]), int(cols["bn"][i]), int(cols["bk"][i]), int(cols["warps"][i]))
+        key = (int(cols["B_M"][i]), int(cols["B_N"][i]), int(cols["B_K"][i]), int(cols["warps"][i]))
         groups.setdefault(key, []).append(int(i))
     keep = np.zeros(len(fits), dtype=bool)
     for (bm, bn, bk, warps), members in groups.items():
         mma_cycles = bm * bn * bk / (16 * 8 * 16) / min(4, warps) * 8
         optimal = 300 / mma_cycles                         # ldgsts latency / mma cycles a stage
-        stages = sorted({int(cols["stages"][i]) for i in members})
+        stages = sorted({int(cols["s"][i]) for i in members})
         nearest = heapq.nsmallest(2, stages, key=lambda s: 10 + abs(s - optimal) if s < optimal else s - optimal)
         for i in members:
-            if int(cols["stages"][i]) in nearest:
+            if int(cols["s"][i]) in nearest:
                 keep[i] = True
     est = triton_estimate(M, N, K, gpu)
     kept = np.flatnonzero(keep)
@@ -540,24 +540,48 @@ class SearchResult:
 
 
 def check_budget(budget) -> int:
-    return integer("budget", budget, least=1)
+    """A budget of unique evaluations: an int in ``1..N_CONFIGS`` (a search never measures more configs than the
+    space holds, so a larger budget is refused before anything is allocated for it)."""
+    budget = integer("budget", budget, least=1)
+    if budget > N_CONFIGS:
+        raise BadInput("budget", f"at most {N_CONFIGS}, the configs in the space (a budget counts unique "
+                                 f"evaluations), got {budget if budget < 10**30 else 'more than 10**30'}")
+    return budget
+
+
+def check_times(times, name: str = "times") -> np.ndarray:
+    """One time per config of the space (seconds, ``inf`` for a config that cannot launch) as a float array;
+    :class:`~base.errors.BadInput` naming ``name`` for the wrong length, a time that is NaN, zero or negative
+    (naming its config), or a space where nothing launches."""
+    try:
+        times = np.asarray(times, dtype=float)
+    except (TypeError, ValueError):
+        raise BadInput(name, f"need one time (seconds) per config ({N_CONFIGS}), got {type(times).__name__}") from None
+    if times.shape != (N_CONFIGS,):
+        raise BadInput(name, f"need one time per config ({N_CONFIGS}), got shape {times.shape}")
+    bad = np.flatnonzero(np.isnan(times) | (times <= 0))
+    if len(bad):
+        i = int(bad[0])
+        raise BadInput(name, f"config {i} ({schedule.all_configs()[i]}) has time {float(times[i])!r}: a time is "
+                             f"positive seconds, or inf for a config that cannot launch ({len(bad)} such)")
+    if not np.isfinite(times).any():
+        raise BadInput(name, "no config has a finite time: nothing launches, there is nothing to search")
+    return times
 
 
 def run_search(strategy: str, shape, budget: int, seed: int = 0, gpu="H100", times=None) -> SearchResult:
     """Run ``strategy`` on ``shape`` (a :class:`~tuning.shapes.Shape` or ``(M, N, K)``) with ``budget`` unique
     evaluations and ``seed``.  ``times`` (all configs' times, e.g. replayed from a cache) defaults to the
-    analytic model's.  Bad input is :class:`~base.errors.BadInput` naming ``strategy``, ``budget``, ``seed``,
-    ``gpu`` or the size."""
+    analytic model's (:func:`check_times`: NaN, zero or negative times are refused).  Bad input is
+    :class:`~base.errors.BadInput` naming ``strategy``, ``budget`` (1..6000), ``seed``, ``gpu``, ``times``, the
+    size, or ``shape`` beyond the time model's range."""
     s = get_strategy(strategy)
     budget = check_budget(budget)
     seed = integer("seed", seed, least=0)
     k = gpu_constants(gpu)
     sh = shape if isinstance(shape, Shape) else make_shape(*_three(shape))
-    if times is None:
-        times = schedule.times_for_shape(*sh.mnk, hw=k)
-    times = np.asarray(times, dtype=float)
-    if times.shape != (N_CONFIGS,):
-        raise BadInput("times", f"need one time per config ({N_CONFIGS}), got shape {times.shape}")
+    schedule.model_shape(*sh.mnk)                     # within the time model's range (features use it too)
+    times = schedule.times_for_shape(*sh.mnk, hw=k) if times is None else check_times(times)
     ev = Evaluator(times, budget)
     rng = np.random.default_rng(seed)
     task = Task(sh, k.hw.name)

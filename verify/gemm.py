@@ -79,13 +79,13 @@ def _time_model_kinds(out) -> None:
 
     cols = schedule.config_table()
     k = schedule.H100_TC
-    ok = schedule._launchable(cols, k.hw)
+    ok = schedule.launchable(cols, k.hw)
     cols = {key: v[ok] for key, v in cols.items()}
     b = schedule.blocks_per_sm(cols, k)
     for M, N, K in ((4096, 4096, 4096), (512, 14336, 4096), (2048, 2048, 512), (16, 4096, 4096), (8192, 8192, 4096)):
-        tiles = -(-M // cols["bm"]) * -(-N // cols["bn"])
+        tiles = -(-M // cols["B_M"]) * -(-N // cols["B_N"])
         wave = np.minimum(b * k.hw.sms, tiles)
-        t = np.unique(np.stack([cols["bm"], cols["bn"], cols["bk"], cols["group"], wave]), axis=1)
+        t = np.unique(np.stack([cols["B_M"], cols["B_N"], cols["B_K"], cols["G_M"], wave]), axis=1)
         _, kinds = hbm_reads_many(M, N, K, *t, k.l2_bytes // 2, kinds=True)
         n_exact = sum(x == EXACT for x in kinds)
         out(f"  {M}x{N}x{K}: {t.shape[1]} distinct L2 tilings, {n_exact} exact, {len(kinds) - n_exact} upper bound")

@@ -5,6 +5,7 @@ command was asked (runs = seeds x shapes)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -20,6 +21,12 @@ from tuning import schedule
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def needs(module: str, extra: str, what: str):
+    """Skip (saying why) when ``module`` of an extra is not installed: the command then refuses, as tested below."""
+    return pytest.mark.skipif(importlib.util.find_spec(module) is None,
+                              reason=f"{what} needs {module}: the {extra} extra (pip install 'tilebound[{extra}]')")
+
+
 def run(capsys, *argv):
     rc = main(["tune", *argv])
     out, err = capsys.readouterr()
@@ -32,6 +39,7 @@ def rows(out: str, name: str) -> list[list[str]]:
     return [re.split(r"\s{2,}", ln.strip()) for ln in out.splitlines() if ln.split()[:1] == [name]]
 
 
+@needs("optuna", "tune", "the tpe strategy")
 def test_the_issue_command_prints_the_score_table(capsys):
     rc, out, err = run(capsys, "--gpu", "H100", "--shape", "4096,4096,4096", "--strategy", "tpe", "--budget", "30",
                        "--seeds", "3")
@@ -61,6 +69,7 @@ def test_pooled_and_per_shape_tables_for_the_course(capsys):
     assert runs == ["2"] * 4 + ["8"]                                     # 2 seeds a shape; pooled 4 x 2
 
 
+@needs("matplotlib", "plot", "the plot")
 def test_plot_draws_a_marked_image(capsys, tmp_path):
     path = tmp_path / "scores.png"
     rc, out, err = run(capsys, "--shape", "2048,2048,512", "--strategy", "random,genetic", "--budget", "15",
@@ -78,6 +87,7 @@ def test_plot_refuses_a_file_it_did_not_write(capsys, tmp_path):
     assert rc == 2 and err.startswith("tilebound: output:") and path.read_bytes() == b"precious"
 
 
+@needs("filelock", "tune", "writing the cache")
 def test_cache_replays_and_refuses_a_corrupt_file(capsys, tmp_path):
     args = ("--shape", "16,4096,4096", "--strategy", "random", "--budget", "10", "--seeds", "2",
             "--cache", str(tmp_path))
@@ -130,13 +140,38 @@ def test_buckets_table(capsys):
     (["--buckets", "--learned"], "buckets"),
     (["--buckets", "--plot", "x.png"], "plot"),
     (["--cache", ""], "cache"),
+    (["--shape", f"{10**30},4096,4096"], "shape"),                    # beyond the time model's int64 counts
+    (["--shape", f"{2**40},{2**40},4096"], "shape"),
+    (["--buckets", "--shape", f"{10**30},4096,4096"], "shape"),
+    (["--learned", "--shape", f"{2**62},16,16"], "shape"),
+    (["--shape", "10**30,4096,4096"], "M"),                           # --shape takes digits
+    (["--shape", "1" * 5000 + ",4096,4096"], "shape"),               # beyond int()'s digit limit
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, param):
     base = [] if {"--shape", "--shapes", "--buckets"} & set(argv) else ["--shape", "16,16,16"]
+    if "--strategy" not in argv:
+        base += ["--strategy", "random"]                  # no extra needed before the refusal under test
     rc, out, err = run(capsys, *base, *argv)
     assert rc == 2, (out, err)
     assert err.startswith(f"tilebound: {param}:") and err.count("\n") == 1, err
     assert out == ""
+
+
+@pytest.mark.parametrize("shape", [f"{2**40},{2**40},4096", f"{10**30},4096,4096"])
+def test_a_huge_shape_is_one_line_on_stderr_with_no_numpy_warning(shape):
+    """Run as a user does (a fresh process, warnings shown): one line naming shape, exit 2, nothing else."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8", "PYTHONWARNINGS": "default"}
+    proc = subprocess.run([sys.executable, "-m", "tilebound", "tune", "--shape", shape, "--strategy", "random",
+                           "--budget", "10", "--seeds", "1"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("tilebound: shape:") and proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_the_single_shape_report_names_the_optimum_in_the_models_names(capsys):
+    rc, out, err = run(capsys, "--shape", "4096,4096,4096", "--strategy", "random", "--budget", "10", "--seeds", "1")
+    assert rc == 0, err
+    best = schedule.landscape(4096, 4096, 4096).best(1)[0][0]
+    assert f"({best})" in out and "B_M=256 B_N=128" in out and "G_M=" in out
 
 
 def test_without_the_tune_extra_the_command_names_it(capsys, monkeypatch):
@@ -164,9 +199,32 @@ def test_tune_is_found_by_discovery():
 
 
 @pytest.mark.slow
+@needs("sklearn", "tune", "the learned model")
 def test_learned_report(capsys):
     rc, out, err = run(capsys, "--learned")
     assert rc == 0, err
     (course,) = rows(out, "course")
     assert float(course[2]) > 0.9                                         # Spearman rho on the course's four
     assert float(course[6]) < float(course[7])                            # beats the constant predictor
+
+
+def test_the_docs_commands_draw_into_scratch_and_make_figures_redraws_the_tracked_ones():
+    """docs/tuning.md's tune commands write their plots under /tmp (running them leaves the checkout clean);
+    docs/make_figures.py runs the same commands into the tracked figures the page shows."""
+    import importlib.util as iu
+    import re
+    import shlex
+    page = (ROOT / "docs" / "tuning.md").read_text(encoding="utf-8")
+    commands = [shlex.split(c.replace("\\\n", " ")) for c in re.findall(r"^(tilebound tune [^`]*?)\n(?=```)", page, re.M)
+                if "--plot " in c and "[" not in c]                       # the examples, not the synopsis
+    assert len(commands) == 2
+    spec = iu.spec_from_file_location("make_figures", ROOT / "docs" / "make_figures.py")
+    mf = iu.module_from_spec(spec)
+    spec.loader.exec_module(mf)
+    for argv in commands:
+        plot = argv[argv.index("--plot") + 1]
+        assert plot.startswith("/tmp/"), plot
+        tracked = f"docs/{Path(plot).name}"
+        assert (ROOT / tracked).exists() and f"]({Path(plot).name})" in page          # the page shows it
+        want = [a if a != plot else tracked for a in argv[1:]]
+        assert mf.FIGURES[tracked] == want

@@ -17,8 +17,9 @@ from base.errors import BadInput
 from symbolic.hardware import H100
 from tuning import schedule as S
 
-VALUES = {"bm": [16, 32, 64, 128, 256], "bn": [16, 32, 64, 128, 256], "bk": [16, 32, 64, 128],
-          "warps": [1, 2, 4, 8], "stages": [1, 2, 3, 4, 5], "group": [1, 4, 8]}
+#: the knobs in the models' names (symbolic.models.gemm: B_M, B_N, B_K, s; gemm_l2: G_M; warps = w_y x w_x)
+VALUES = {"B_M": [16, 32, 64, 128, 256], "B_N": [16, 32, 64, 128, 256], "B_K": [16, 32, 64, 128],
+          "warps": [1, 2, 4, 8], "s": [1, 2, 3, 4, 5], "G_M": [1, 4, 8]}
 GRID = {1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (4, 2)}
 
 
@@ -37,7 +38,7 @@ def brute_reasons(bm, bn, bk, w, s, g):
 
 # ------------------------------------------------------------------------------------- the space
 def test_space_order_and_size():
-    assert list(S.SPACE) == ["bm", "bn", "bk", "warps", "stages", "group"]
+    assert list(S.SPACE) == ["B_M", "B_N", "B_K", "warps", "s", "G_M"]
     assert {k: list(v) for k, v in S.SPACE.items()} == VALUES
     cfgs = S.all_configs()
     assert len(cfgs) == 6000 == len(set(cfgs))
@@ -81,15 +82,17 @@ def test_pinned_reasons(cfg, reasons):
     (lambda: S.gemm_time((256, 128, 32, 8, 4, 1), 0, 8, 8), "M"),
     (lambda: S.gemm_time((256, 128, 32, 8, 4, 1), 8, -1, 8), "N"),
     (lambda: S.gemm_time((256, 128, 32, 8, 4, 1), 8, 8, 2.5), "K"),
-    (lambda: S.gemm_time((256, 128, 32, 8, 4, 2), 8, 8, 8), "group"),
-    (lambda: S.GemmConfig(512, 128, 32, 8, 4, 1), "bm"),
-    (lambda: S.GemmConfig(256, 128, 32, 8, 0, 1), "stages"),
+    (lambda: S.gemm_time((256, 128, 32, 8, 4, 2), 8, 8, 8), "G_M"),
+    (lambda: S.GemmConfig(512, 128, 32, 8, 4, 1), "B_M"),
+    (lambda: S.GemmConfig(256, 128, 32, 8, 0, 1), "s"),
     (lambda: S.GemmConfig(256, 128, 32, 3, 4, 1), "warps"),
     (lambda: S.gemm_time((256, 128, 32, 8, 4, 1), 8, 8, 8, hw="Z80"), "hw"),
     (lambda: S.gemm_time((256, 128, 32, 8, 4, 1), 8, 8, 8, hw="B200"), "hw"),
     (lambda: S.launch_failures((256, 128, 32, 8, 4, 1), "B200"), "hw"),     # no shared-memory figures
     (lambda: S.gemm_time((256, 128, 32, 8, 4), 8, 8, 8), "config"),
-    (lambda: S.gemm_time({"bm": 256, "bn": 128}, 8, 8, 8), "config"),
+    (lambda: S.gemm_time({"B_M": 256, "B_N": 128}, 8, 8, 8), "config"),
+    (lambda: S.gemm_time({"bm": 256, "bn": 128, "bk": 32, "warps": 8, "stages": 4, "group": 1}, 8, 8, 8),
+     "config"),                                                              # the old dialect's keys
     (lambda: S.static_valid(42), "config"),
     (lambda: S.gemm_time((256, 128, 32, 8, 4, 1), True, 8, 8), "M"),
 ])
@@ -104,7 +107,7 @@ def test_config_is_frozen_and_hashable():
     c = S.GemmConfig(256, 128, 32, 8, 4, 1)
     assert hash(c) == hash(S.GemmConfig(*c.as_tuple())) and {c: 1}[S.GemmConfig(256, 128, 32, 8, 4, 1)] == 1
     with pytest.raises(Exception):
-        c.bm = 128
+        c.B_M = 128
 
 
 # ------------------------------------------------------------------------------------- time model
@@ -151,8 +154,8 @@ def test_decode_is_hbm_bound_and_best_with_bm16():
     c, t = land.best(1)[0]
     floor = L + (16 * 4096 + 4096 * 4096 + 16 * 4096) * 2 / 3.35e12
     assert t == pytest.approx(floor, rel=1e-12)
-    assert c.bm == 16
-    tiles = math.ceil(4096 / c.bn)
+    assert c.B_M == 16
+    tiles = math.ceil(4096 / c.B_N)
     assert tiles >= 132                                  # every SM reads weights
 
 
@@ -221,3 +224,18 @@ def test_every_time_model_constant_has_a_source():
     names = {f.name for f in fields(S.TimeModelConstants)} - {"hw", "sources"}
     for k in S.TIME_MODELS.values():
         assert set(k.sources) == names and all(k.sources.values())
+
+
+def test_the_knobs_are_the_models_parameters():
+    """One dialect: every knob but ``warps`` is a parameter symbol of the GEMM models, and ``warps`` is split into
+    the models' warp grid ``w_y x w_x`` (the resources model's two parameters)."""
+    from symbolic.models import gemm, gemm_l2
+    assert [str(p) for p in (gemm.B_M, gemm.B_N, gemm.B_K)] + ["warps", str(gemm.s), str(gemm_l2.G_M)] == list(S.SPACE)
+    c = S.GemmConfig(256, 128, 32, 8, 4, 1)
+    assert c.warp_grid == (4, 2) and (str(gemm.w_y), str(gemm.w_x)) == ("w_y", "w_x")
+    assert c.as_dict() == {"B_M": 256, "B_N": 128, "B_K": 32, "warps": 8, "s": 4, "G_M": 1}
+    assert str(c) == "B_M=256 B_N=128 B_K=32 warps=8 s=4 G_M=1"
+    assert S.GemmConfig(**c.as_dict()) == c
+    assert list(S.sensitivity(4096, 4096, 4096)) == list(S.SPACE)
+    cols = S.config_table()
+    assert S.launchable(cols).sum() == 3744 and S.launchable(cols, "A100").sum() < 3744

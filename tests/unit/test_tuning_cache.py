@@ -6,14 +6,20 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import subprocess
+import sys
+import time
+from pathlib import Path
 from types import MappingProxyType
 
 import numpy as np
 import pytest
 
-from base.errors import BadInput
-from tuning import schedule
-from tuning.cache import TuningCache, shape_key, space_version
+pytest.importorskip("filelock", reason="the tuning cache locks each file with filelock (the tune extra)")
+
+from base.errors import BadInput  # noqa: E402
+from tuning import schedule  # noqa: E402
+from tuning.cache import TuningCache, shape_key, space_version  # noqa: E402
 
 SHAPE = (16, 4096, 4096)
 
@@ -59,7 +65,7 @@ def test_a_space_with_a_new_value_keeps_its_version_and_measures_only_the_new_co
     c.measure("k", schedule.all_configs()[:20], m)
     v = space_version()
     grown = dict(schedule.SPACE)
-    grown["stages"] = grown["stages"] + (6,)                     # a new value of a knob: the space grows
+    grown["s"] = grown["s"] + (6,)                     # a new value of a knob: the space grows
     monkeypatch.setattr(schedule, "SPACE", MappingProxyType(grown))
     assert space_version() == v
     extra = [schedule.GemmConfig(16, 16, 16, 1, 6, g) for g in (1, 4, 8)]
@@ -86,11 +92,13 @@ def _with_entries(entries: str):
     _with_entries('{"16,16,16,1,1,1": -1.0}'),                                   # a negative time
     _with_entries('{"16,16,16,1,1,1": NaN}'),                                    # not a number
     _with_entries('{"16,16,16,1,1,1": true}'),
-    _with_entries('{"16,16,16,1,1,2": 1e-5}'),                                   # GROUP_M 2: not in the space
+    _with_entries('{"16,16,16,1,1,2": 1e-5}'),                                   # G_M 2: not in the space
     _with_entries('{"16,16,16": 1e-5}'),
     _with_entries('[1, 2]'),
+    _with_entries('{"16,16,16,1,1,1": ' + "[" * 100_000 + "]" * 100_000 + "}"),     # deeper than the parser goes
+    lambda doc: b"[" * 200_000 + b"]" * 200_000,
 ], ids=["bytes", "truncated", "list", "no-knobs", "negative", "nan", "bool", "foreign-config", "short-config",
-        "entries-list"])
+        "entries-list", "nested-entry", "nested-file"])
 def test_a_corrupt_file_is_refused_and_left_alone(tmp_path, corrupt):
     TuningCache(tmp_path).measure("k", schedule.all_configs()[:3], Counting())
     path = tmp_path / "H100" / "k.json"
@@ -140,7 +148,7 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path, mon
         c.measure("k", schedule.all_configs()[:6], Counting())
     assert e.value.param == "cache" and "No space left" in str(e.value)
     assert path.read_bytes() == before
-    assert os.listdir(path.parent) == ["k.json"]
+    assert set(os.listdir(path.parent)) - {c.lock_path("k").name} == {"k.json"}     # the lock file stays, by design
 
 
 def test_bad_keys_and_folders(tmp_path):
@@ -155,3 +163,107 @@ def test_bad_keys_and_folders(tmp_path):
     with pytest.raises(BadInput) as e:
         TuningCache(tmp_path, gpu="TPU")
     assert e.value.param == "gpu"
+
+
+def test_a_cache_of_the_old_dialect_is_refused_as_foreign(tmp_path):
+    """A file written before the knobs took the models' names (``bm, bn, bk, warps, stages, group``; space
+    version e14fa691ea19c515 on the H100, as that release wrote it) is another space: refused, not reused,
+    left on disk as it was."""
+    assert list(schedule.SPACE) == ["B_M", "B_N", "B_K", "warps", "s", "G_M"]
+    assert space_version() != "e14fa691ea19c515"
+    path = tmp_path / "H100" / f"{shape_key(SHAPE)}.json"
+    path.parent.mkdir()
+    old = {"format": 1, "gpu": "H100", "space_version": "e14fa691ea19c515", "key": shape_key(SHAPE),
+           "knobs": ["bm", "bn", "bk", "warps", "stages", "group"],
+           "entries": {"256,128,32,8,4,1": 0.000148, "256,256,128,8,4,1": None}}
+    path.write_text(json.dumps(old))
+    for doc in (old, {**old, "space_version": space_version()}):       # the old knobs alone are enough
+        path.write_text(json.dumps(doc))
+        with pytest.raises(BadInput) as e:
+            TuningCache(tmp_path).times(SHAPE)
+        assert e.value.param == "cache" and "another space" in str(e.value) and "'bm'" in str(e.value)
+        m = Counting()
+        with pytest.raises(BadInput):
+            TuningCache(tmp_path).measure(shape_key(SHAPE), schedule.all_configs()[:5], m)
+        assert json.loads(path.read_text()) == doc and m.calls == []
+
+
+# ------------------------------------------------------------------------------------- bad measurements
+@pytest.mark.parametrize("bad", [float("nan"), 0.0, -1e-5, float("-inf"), None, "fast"])
+def test_a_bad_measured_time_is_refused_naming_the_config_and_nothing_is_stored(tmp_path, bad):
+    cfgs = list(schedule.all_configs()[:4])
+
+    def measure(configs):
+        return [1e-5, 2e-5, bad, 4e-5]
+
+    with pytest.raises(BadInput) as e:
+        TuningCache(tmp_path).measure("k", cfgs, measure)
+    assert e.value.param == "measure" and str(cfgs[2]) in str(e.value)          # the config, in the models' names
+    assert str(cfgs[2]) == "B_M=16 B_N=16 B_K=16 warps=1 s=1 G_M=8"
+    assert not (tmp_path / "H100" / "k.json").exists()
+    times, new = TuningCache(tmp_path).measure("k", cfgs, lambda cs: [3e-5] * len(cs))  # the next load is fine
+    assert new == 4 and times.tolist() == [3e-5] * 4
+
+
+def test_inf_is_a_failed_config_stored_as_null_and_a_wrong_count_is_refused(tmp_path):
+    cfgs = list(schedule.all_configs()[:2])
+    c = TuningCache(tmp_path)
+    times, _ = c.measure("k", cfgs, lambda cs: [float("inf"), 1e-5])
+    assert times.tolist() == [float("inf"), 1e-5]
+    assert json.loads((tmp_path / "H100" / "k.json").read_text())["entries"] == {
+        "16,16,16,1,1,1": None, "16,16,16,1,1,4": 1e-5}
+    with pytest.raises(BadInput) as e:
+        c.measure("j", cfgs, lambda cs: [1e-5])
+    assert e.value.param == "measure" and "1 times for 2 configs" in str(e.value)
+
+
+# ------------------------------------------------------------------------------------- concurrent writers
+_WRITER = """
+import sys, time
+from pathlib import Path
+from tuning import schedule
+from tuning.cache import TuningCache
+root, part, go = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
+mine = [c for i, c in enumerate(schedule.all_configs()[:1200]) if i % 2 == part]
+cache = TuningCache(root)
+while not go.exists():
+    time.sleep(0.001)
+for b in range(0, len(mine), 20):                   # 30 writes each, interleaved with the other writer's
+    cache.measure("shared", mine[b:b + 20], lambda cs: [1e-6 * (1 + schedule.all_configs().index(c)) for c in cs])
+"""
+
+
+def test_two_writer_processes_into_one_cache_file_lose_no_entry(tmp_path):
+    """Two processes add the even and the odd configs of the first 1200, 20 at a time, to one file at the same
+    moment: with the file's lock every entry survives, each with the time its writer measured (without it,
+    a writer's merge misses what the other wrote in between and entries are lost)."""
+    go = tmp_path / "go"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[2]),
+                                                        os.environ.get("PYTHONPATH", "")])}
+    procs = [subprocess.Popen([sys.executable, "-c", _WRITER, str(tmp_path / "cache"), str(part), str(go)], env=env,
+                              stderr=subprocess.PIPE, text=True) for part in (0, 1)]
+    time.sleep(0.5)
+    go.touch()
+    for p in procs:
+        _, err = p.communicate()
+        assert p.returncode == 0, err
+    entries = TuningCache(tmp_path / "cache").load("shared")
+    cfgs = schedule.all_configs()[:1200]
+    assert len(entries) == 1200
+    assert all(entries[c] == 1e-6 * (1 + i) for i, c in enumerate(cfgs))
+
+
+def test_a_writer_that_cannot_get_the_lock_says_so(tmp_path, monkeypatch):
+    import filelock
+
+    c = TuningCache(tmp_path)
+    c.measure("k", schedule.all_configs()[:1], Counting())
+    monkeypatch.setattr("tuning.cache.LOCK_TIMEOUT_S", 0.05)
+    with filelock.FileLock(str(c.lock_path("k"))):
+        held = subprocess.run([sys.executable, "-c", "import sys; from tuning.cache import TuningCache; "
+                               "from tuning import schedule; import tuning.cache as m; m.LOCK_TIMEOUT_S = 0.05; "
+                               "TuningCache(sys.argv[1]).measure('k', schedule.all_configs()[1:2], lambda cs: [1e-5])",
+                               str(tmp_path)], capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert held.returncode != 0 and "cache: another process has held" in held.stderr
+    assert len(TuningCache(tmp_path).load("k")) == 1

@@ -3,6 +3,7 @@ the resource estimates; the model beats a constant predictor on shapes it has no
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 
 import numpy as np
@@ -13,6 +14,10 @@ from tuning import learned, schedule
 from tuning.shapes import COURSE_SHAPES, llm_shapes
 
 NAMES = [n for n, _ in learned.FEATURES]
+#: tests that fit the model need scikit-learn, the tune extra; the features are computed without it
+needs_sklearn = pytest.mark.skipif(importlib.util.find_spec("sklearn") is None,
+                                   reason="fits the learned model: needs scikit-learn, the tune extra "
+                                          "(pip install 'tilebound[tune]')")
 
 
 def row(shape, config):
@@ -64,6 +69,7 @@ def small_model():
     return learned.train(learned.training_shapes(12, seed=2), per_shape=250, seed=0)
 
 
+@needs_sklearn
 def test_the_learned_model_beats_a_constant_predictor_on_unseen_shapes(small_model):
     rq = learned.rank_quality(small_model, COURSE_SHAPES)
     for r in rq:
@@ -72,12 +78,14 @@ def test_the_learned_model_beats_a_constant_predictor_on_unseen_shapes(small_mod
     assert np.mean([r.top1_ratio for r in rq]) < 1.5
 
 
+@needs_sklearn
 def test_predictions_are_times_and_inf_where_the_rules_refuse(small_model):
     p = small_model.predict((512, 14336, 4096))
     assert np.all(np.isinf(p[~learned.launchable()])) and np.all((p[learned.launchable()] > 0) & np.isfinite(
         p[learned.launchable()]))
 
 
+@needs_sklearn
 def test_rank_quality_refuses_a_training_shape(small_model):
     with pytest.raises(BadInput) as e:
         learned.rank_quality(small_model, [small_model.train_shapes[0]])
@@ -101,6 +109,7 @@ def test_unknown_gpu():
 
 
 @pytest.mark.slow
+@needs_sklearn
 def test_default_model_rank_quality_on_the_llm_set():
     """The default model (40 training shapes) on the 40 LLM score shapes and the course's four."""
     from tuning.shapes import LLM_SCORE_SHAPES

@@ -89,3 +89,26 @@ def test_random_search_scores_about_zero_against_the_calculated_baseline():
     assert abs(summarize([runs]).score_mean[1]) < 0.35
     (ex,) = run_many("exhaustive", [shape], 50, 1)
     assert summarize([ex]).score[1] < -1
+
+
+# ------------------------------------------------------------------------------------- bad input
+def _nan_at(i):
+    t = schedule.times_for_shape(16, 4096, 4096)
+    t[i] = np.nan
+    return t
+
+
+@pytest.mark.parametrize("call,param", [
+    (lambda: run_many("random", [(16, 4096, 4096)], 10**9, 1), "budget"),   # refused, not allocated (8 GB)
+    (lambda: run_many("random", [(16, 4096, 4096)], 6001, 1), "budget"),
+    (lambda: run_many("random", [(16, 4096, 4096)], 10, 1, times_of=lambda s: _nan_at(5)), "times_of"),
+    (lambda: run_many("random", [(16, 4096, 4096)], 10, 1, times_of=lambda s: -np.ones(6000)), "times_of"),
+    (lambda: run_many("random", [(16, 4096, 4096), (10**30, 4096, 4096)], 10, 1), "shape"),
+    (lambda: run_many("random", [(16, 4096)], 10, 1), "shape"),
+    (lambda: run_many("random", [(16, 4096, 4096)], 10, 3.5), "seeds"),
+])
+def test_bad_input_names_the_parameter(call, param):
+    from base.errors import BadInput
+    with pytest.raises(BadInput) as e:
+        call()
+    assert e.value.param == param

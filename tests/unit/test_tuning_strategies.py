@@ -9,6 +9,7 @@ config's time is :func:`tuning.schedule.gemm_time` of that config; a config that
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import sys
 
@@ -23,12 +24,27 @@ from tuning.shapes import COURSE_SHAPES, Shape
 
 SQUARE = (4096, 4096, 4096)
 DECODE = (16, 4096, 4096)
-AVAILABLE = list(S.STRATEGIES)
+#: the package each extra a strategy needs is imported as
+_MODULES = {"optuna": "optuna", "sklearn": "sklearn", "cmaes": "cmaes"}
+
+
+def _with_its_extra(name: str):
+    """``name`` as a test parameter, skipped (with the reason) when a package of the tune extra it needs is absent."""
+    missing = [m for m in S.STRATEGIES[name].needs.split("+") if m and importlib.util.find_spec(_MODULES[m]) is None]
+    reason = f"the {name} strategy needs {', '.join(missing)}: the tune extra (pip install 'tilebound[tune]')"
+    return pytest.param(name, marks=pytest.mark.skipif(bool(missing), reason=reason))
+
+
+AVAILABLE = [_with_its_extra(n) for n in S.STRATEGIES]
 
 
 @pytest.fixture
-def small_learned(monkeypatch):
-    """The ``learned`` strategy with a small model (4 training shapes), so unit tests need not train the default one."""
+def small_learned(request, monkeypatch):
+    """The ``learned`` strategy with a small model (4 training shapes), so unit tests need not train the default one
+    (trained only for the ``learned`` strategy's test: the others run without scikit-learn)."""
+    if request.node.callspec.params.get("name") != "learned":
+        yield None
+        return
     model = learned.train(learned.training_shapes(4, seed=1), per_shape=150, seed=0)
     monkeypatch.setattr(learned, "default_model", lambda gpu="H100": model)
     S._learned_order.cache_clear()
@@ -55,7 +71,7 @@ def test_neighbours_change_one_knob_by_one_step():
     got = {schedule.all_configs()[j].as_tuple() for j in S.neighbours(i, 5)}
     assert got == {(64, 128, 32, 4, 3, 1), (64, 128, 32, 4, 3, 8)}
     edge = schedule.all_configs().index(schedule.GemmConfig(16, 16, 16, 1, 1, 1))
-    assert [schedule.all_configs()[j].stages for j in S.neighbours(edge, 4)] == [2]
+    assert [schedule.all_configs()[j].s for j in S.neighbours(edge, 4)] == [2]
 
 
 # ------------------------------------------------------------------------------------------ the evaluator
@@ -162,11 +178,11 @@ def test_triton_prune_keeps_the_two_stage_counts_nearest_the_latency_estimate():
     order = S.triton_ranking(*SQUARE)
     cfgs = [schedule.all_configs()[i] for i in order]
     # 128x128x32, 4 warps: 256 mmas / 4 warps x 8 = 512 cycles a stage; 300/512 < 1, so the two smallest: 1, 2
-    assert {c.stages for c in cfgs if (c.bm, c.bn, c.bk, c.warps) == (128, 128, 32, 4)} == {1, 2}
+    assert {c.s for c in cfgs if (c.B_M, c.B_N, c.B_K, c.warps) == (128, 128, 32, 4)} == {1, 2}
     # 16x16x16, 1 warp: 2 mmas x 8 = 16 cycles; 300/16 = 18.75 > 5, so the two largest: 4, 5
-    assert {c.stages for c in cfgs if (c.bm, c.bn, c.bk, c.warps) == (16, 16, 16, 1)} == {4, 5}
+    assert {c.s for c in cfgs if (c.B_M, c.B_N, c.B_K, c.warps) == (16, 16, 16, 1)} == {4, 5}
     # early_config_prune drops configs over the shared memory a block may use
-    assert all(c.stages * (c.bm + c.bn) * c.bk * 2 <= 227 * 1024 for c in cfgs)
+    assert all(c.s * (c.B_M + c.B_N) * c.B_K * 2 <= 227 * 1024 for c in cfgs)
     est = S.triton_estimate(*SQUARE)[order]
     assert np.all(np.diff(est) >= 0)
 
@@ -182,11 +198,58 @@ def test_triton_prune_keeps_the_two_stage_counts_nearest_the_latency_estimate():
     (lambda: S.run_search("random", SQUARE, 10, gpu="TPU"), "gpu"),
     (lambda: S.run_search("random", SQUARE, 10, seed=-1), "seed"),
     (lambda: S.run_search("random", Shape(4096, 4096, 4096), 10, times=np.ones(5)), "times"),
+    (lambda: S.run_search("random", SQUARE, 6001), "budget"),                # more than the space holds
+    (lambda: S.run_search("random", SQUARE, 10**9), "budget"),
+    (lambda: S.run_search("random", (10**30, 4096, 4096), 10), "shape"),     # beyond the time model's int64 counts
+    (lambda: S.run_search("random", (2**40, 2**40, 4096), 10), "shape"),
+    (lambda: S.run_search("model", (2**62, 16, 16), 10, times=np.ones(6000)), "shape"),
 ])
 def test_bad_input_names_the_parameter(call, param):
     with pytest.raises(BadInput) as e:
         call()
     assert e.value.param == param
+
+
+def _times_with(i, value):
+    t = np.full(6000, 1e-3)
+    t[i] = value
+    return t
+
+
+@pytest.mark.parametrize("times", [_times_with(7, np.nan), _times_with(7, -1e-3), _times_with(7, 0.0),
+                                   _times_with(7, -np.inf), [1e-3] * 7 + ["slow"] + [1e-3] * 5992],
+                         ids=["nan", "negative", "zero", "-inf", "text"])
+def test_replayed_times_that_are_not_times_are_refused_naming_the_config(times):
+    with pytest.raises(BadInput) as e:
+        S.run_search("random", SQUARE, 10, times=times)
+    assert e.value.param == "times"
+    if not isinstance(times, list):
+        assert f"config 7 ({schedule.all_configs()[7]})" in str(e.value)
+
+
+def test_a_space_where_nothing_launches_is_refused_and_inf_alone_is_a_failed_config():
+    with pytest.raises(BadInput) as e:
+        S.run_search("random", SQUARE, 10, times=np.full(6000, np.inf))
+    assert e.value.param == "times" and "nothing launches" in str(e.value)
+    r = S.run_search("exhaustive", SQUARE, 10, times=_times_with(3, np.inf))
+    assert r.times == (1e-3, 1e-3, 1e-3, math.inf, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3)
+
+
+def test_the_time_model_range_edge():
+    """Below 2**62 tiles of the smallest (16 x 16) tile the model prices the shape, and its times respect the two
+    floors no schedule beats (compulsory HBM traffic, peak FLOPs); at 2**62 tiles it refuses, naming shape."""
+    M, N, K = 2**35, 2**35 - 16, 16                       # 2**31 x (2**31 - 1) tiles
+    schedule.model_shape(M, N, K)
+    t = schedule.times_for_shape(M, N, K)
+    best = t[np.isfinite(t)].min()
+    assert best >= (M * K + K * N + M * N) * 2 / H100.hbm_bytes_per_s
+    assert best >= 2 * M * N * K / H100.tc_peak_flops
+    with pytest.raises(BadInput) as e:
+        schedule.model_shape(2**35, 2**35, 16)           # 2**62 tiles
+    assert e.value.param == "shape"
+    assert schedule.model_shape(2**62 - 1, 16, 16) == (2**62 - 1, 16, 16)
+    with pytest.raises(BadInput):
+        schedule.model_shape(2**62, 1, 1)
 
 
 @pytest.mark.parametrize("name,module", [("tpe", "optuna"), ("model", "sklearn"), ("learned", "sklearn")])

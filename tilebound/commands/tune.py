@@ -15,8 +15,10 @@ median and quartile band per strategy (the plot extra).  ``--cache DIR`` replays
 measurements from a disk cache (:mod:`tuning.cache`), measuring only configs it lacks.
 
 Bad input is one line and exit 2: an unknown strategy, GPU, shape set or bucket scheme; a budget < 1 or
-beyond the space; a size that is not a positive integer; a corrupt cache or one from another space
+beyond the space; a size that is not a positive integer; a shape beyond the time model's range (named
+``shape``, before any work: :func:`tuning.schedule.model_shape`); a corrupt cache or one from another space
 version; more runs than ``--max-runs`` (the work is refused up front, and the message says how to raise it).
+Configs are printed in the models' parameter names (``B_M=256 B_N=128 B_K=32 warps=8 s=4 G_M=1``).
 """
 
 from __future__ import annotations
@@ -70,11 +72,16 @@ def _int(name: str, text: str, least: int, most: int | None = None) -> int:
 
 
 def _shapes(args, default: str) -> tuple:
+    """The shapes asked for, each within the time model's range (refused up front, naming ``shape``)."""
+    from tuning.schedule import model_shape
     from tuning.shapes import parse_shape, shape_set
     if args.shape and args.shapes:
         raise BadInput("shape", "give --shape or --shapes, not both")
     if args.shape:
-        return tuple(parse_shape(s) for s in args.shape)
+        shapes = tuple(parse_shape(s) for s in args.shape)
+        for sh in shapes:
+            model_shape(*sh.mnk)
+        return shapes
     return shape_set(args.shapes or default)
 
 
@@ -187,8 +194,13 @@ def _run_scores(args, out) -> int:
     _render(by_t, args.format, out)
     opt = groups[strategies[0]]
     if len(shapes) == 1:
+        import numpy as np
+
+        from tuning.schedule import all_configs, times_for_shape
         r = opt[0]
-        out.write(f"\noptimum {r.optimum * 1e6:.2f} us; random search is expected at "
+        times = replay(shapes[0]) if replay is not None else times_for_shape(*shapes[0].mnk, hw=k)
+        best = all_configs()[int(np.argmin(times))]
+        out.write(f"\noptimum {r.optimum * 1e6:.2f} us ({best}); random search is expected at "
                   f"{r.baseline[-1] / r.optimum:.3f} x after {budget} evaluations "
                   "(the analytic time model, not a GPU)\n")
     if plot_path is not None:

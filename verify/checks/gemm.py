@@ -130,7 +130,7 @@ _WARP_GRIDS = ((1, 1), (1, 2), (2, 2), (4, 2))
 def _resources_grid(full):
     """Every (B_M, B_N, B_K, s) of the schedule space (the warp grid does not enter the shared memory),
     and a few sizes outside it (1, odd, larger)."""
-    space = itertools.product(SPACE["bm"], SPACE["bn"], SPACE["bk"], SPACE["stages"])
+    space = itertools.product(SPACE["B_M"], SPACE["B_N"], SPACE["B_K"], SPACE["s"])
     extra = [(1, 1, 1, 1), (3, 5, 7, 2), (512, 8, 256, 8)]
     for i, (bm, bn, bk, s) in enumerate(itertools.chain(extra, space)):
         w_y, w_x = _WARP_GRIDS[i % len(_WARP_GRIDS)]
@@ -494,36 +494,37 @@ l2_time_model = Property(
 _WARP_LAYOUT = {1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (4, 2)}   # (rows, columns) of warps
 
 
-def independent_launch_reasons(bm, bn, bk, warps, stages, group) -> list[str]:
+def independent_launch_reasons(B_M, B_N, B_K, warps, s, G_M) -> list[str]:
     """The rules from first principles: FP16 operand stages in 227 KiB; each warp's share at least one
-    m16n8 mma; FP32 accumulators spread over a warp's 32 threads plus 40 registers, at most 255."""
-    rows, cols = _WARP_LAYOUT[warps]
+    m16n8 mma; FP32 accumulators spread over a warp's 32 threads plus 40 registers, at most 255.
+    ``warps`` is the block's total, laid out as ``w_y x w_x`` (rows x columns of warps)."""
+    w_y, w_x = _WARP_LAYOUT[warps]
     out = []
     smem = 0
-    for _ in range(stages):
-        smem += bm * bk * 2 + bk * bn * 2          # an A tile and a B tile per stage
+    for _ in range(s):
+        smem += B_M * B_K * 2 + B_K * B_N * 2      # an A tile and a B tile per stage
     if smem > 227 * 1024:
         out.append("smem")
-    if bm < 16 * rows or bn < 8 * cols:
+    if B_M < 16 * w_y or B_N < 8 * w_x:
         out.append("mma")
-    accumulators = (bm * bn) // (rows * cols)
+    accumulators = (B_M * B_N) // (w_y * w_x)
     if -(-accumulators // 32) + 40 > 255:
         out.append("regs")
     return out
 
 
 def _launch_grid(full):
+    """Every config of the schedule space, keyed by the models' parameter names (the schedule's own keys)."""
     return [dict(zip(SPACE, t)) for t in itertools.product(*SPACE.values())]
 
 
 def _launch_holds(p):
-    cfg = tuple(p[k] for k in SPACE)
-    got, want = launch_failures(cfg), independent_launch_reasons(*cfg)
+    got, want = launch_failures(p), independent_launch_reasons(**p)     # by name: one dialect on both sides
     if got == want:
         return None
     return f"launch rules {got} != first principles {want}"
 
 
 launch = Property(
-    name="gemm.launch", holds=_launch_holds, grid=_launch_grid, size=lambda p: p["bm"],
+    name="gemm.launch", holds=_launch_holds, grid=_launch_grid, size=lambda p: p["B_M"],
     description="tuning.schedule's launch rules vs first principles, all 6000 configs")
