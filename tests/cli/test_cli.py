@@ -17,7 +17,7 @@ import pytest
 from base.errors import BadInput
 from symbolic import registry
 from tilebound.cli import main
-from tilebound.report import parse_assignments, parse_vary
+from tilebound.numbers import parse_assignments, parse_vary
 
 from toy_models import halo_brute_force, halo_check, register_toy_checks
 
@@ -412,7 +412,7 @@ BAD = [
     (("show", "toy.halo", "--hw", "Z80"), "hw: unknown hardware 'Z80'"),
     (("show", "toy.halo", "--at", "N4096"), "at: expected NAME=VALUE, got 'N4096'"),
     (("show", "toy.halo", "--at", "N=abc"), "N: expected a number, got 'abc'"),
-    (("show", "toy.halo", "--at", "X=3"), "X: not a parameter of toy.halo (known: N, B)"),
+    (("show", "toy.halo", "--at", "X=3"), "X: not a parameter of toy.halo; known: N, B"),
     (("show", "toy.halo", "--at", "Bb=3"), "Bb: not a parameter of toy.halo; did you mean B?"),
     (("show", "gemm.tiled", "--at", "M_g=4096"), "M_g: not a parameter of gemm.tiled; did you mean M"),
     (("show", "toy.halo", "--at", "N=0"), "N: must be >= 1, got 0"),

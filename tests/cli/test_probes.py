@@ -221,11 +221,11 @@ def test_output_stream_errors_exit_quietly(monkeypatch, capsys, exc, status, err
 
 
 def test_ctrl_c_exits_130_quietly(monkeypatch, capsys):
-    import tilebound.cli as cli
+    from tilebound import commands
 
     def interrupted(args, out):
         raise KeyboardInterrupt
-    monkeypatch.setattr(cli, "cmd_list", interrupted)
+    monkeypatch.setattr(commands, "commands", lambda: {"list": commands.Command("list", "", lambda s: None, interrupted)})
     assert main(["list"]) == 130
     assert capsys.readouterr().err == ""
 
