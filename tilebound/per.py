@@ -190,7 +190,7 @@ class _Reader:
             e = sp.Integer(v) if isinstance(v, int) else sp.Rational(v.numerator, v.denominator)
             return self.bounded(e, 0, max(int(e.p).bit_length(), int(e.q).bit_length()))
         if kind == "name":
-            if self.peek()[1] == "(":
+            if self.peek()[1] == "(" and val not in self.symbols:      # N(d + 1) is a product, ceil(N) a call
                 return self.call(val)
             if val not in self.symbols:
                 raise BadInput("per", f"{val} is not a parameter of {self.model_name}"

@@ -35,11 +35,14 @@ def _drawable(v) -> bool:
 
 
 def _refuse_undrawable(name: str, what: str, values, at_points=None) -> None:
-    from printing.human import fmt_sci
+    from printing.human import fmt_real, fmt_sci
+
+    def shown(v):
+        return fmt_sci(v) if abs(v) >= 10 ** 15 else fmt_real(v)
     for i, v in enumerate(values):
         if not _drawable(v):
-            where = f" at {name} = {fmt_sci(at_points[i])}" if at_points is not None else ""
-            raise BadInput(name, f"{what} {fmt_sci(v)}{where} is beyond a float's range (about 1.8e308), which a "
+            where = f" at {name} = {shown(at_points[i])}" if at_points is not None else ""
+            raise BadInput(name, f"{what} {shown(v)}{where} is beyond a float's range (about 1.8e308), which a "
                                  "plot draws; plot smaller values, or print them exactly with tilebound table")
 
 
