@@ -43,6 +43,12 @@ def integer(name: str, value, least: Optional[int] = 1, most: Optional[int] = No
         v = int(value)
     elif _is_sympy_number(value) and value.is_Integer:
         v = int(value)
+    elif _is_sympy_number(value):            # a SymPy Float: exactly an integer below 2**53, as a float is
+        if not (value.is_Float and value.is_finite and (value % 1).is_zero):
+            raise BadInput(name, f"must be an integer, got {value}")
+        if abs(value) >= FLOAT_EXACT_LIMIT:
+            raise BadInput(name, f"the float {value} is not exact beyond 2**53; give an int (e.g. 10**30, not 1e30)")
+        v = int(value)
     elif isinstance(value, Fraction) and value.denominator == 1:
         v = int(value)
     elif isinstance(value, float):

@@ -25,7 +25,7 @@ capacity is refused (:class:`~base.errors.BadInput` naming ``capacity``).
 
 **Lemma 3 (reuse across waves).**  Let chunk ``X`` of step ``k`` be used last in wave ``w`` by pid
 ``p_last`` and next in wave ``w' > w`` first by pid ``p_first``.  With ``f[a, b)`` the valid elements
-per unit of depth of the rows and columns that the pids ``a .. b-1`` touch (:func:`symbolic.models.gemm_l2.wave_values`),
+per unit of depth of the rows and columns that the pids ``a .. b-1`` touch (:func:`symbolic.gemm_waves.wave_values`),
 the distinct lines in between are, step by step: at every step ``j > k`` the chunks of the pids
 ``[s_w, s_w')`` (the rest of wave ``w`` and the waves between), at every step ``j < k`` those of
 ``[s_{w+1}, e_w')`` (the waves between and the start of ``w'``), and at step ``k`` those requested
@@ -74,7 +74,7 @@ import numpy as np
 from base import validate
 from base.errors import BadInput
 
-from .models.gemm_l2 import valid_elements, wave_values
+from .gemm_waves import valid_elements, wave_reads, wave_values
 
 __all__ = ["CLASSES_FROM", "EXACT_WAVES_BUDGET", "lru_reads", "lru_reads_many", "lru_reads_by_classes",
            "max_wave_elements", "min_wave_elements", "waves"]
@@ -558,12 +558,11 @@ def _representatives(M, N, bm, bn, G, P, runs, dt) -> tuple[_Waves, list[int]]:
 def lru_reads_by_classes(M: int, N: int, K: int, B_M: int, B_N: int, B_K: int, G_M: int, P: int, capacity: int,
                          budget: int | None = None) -> int:
     """:func:`lru_reads` for one tiling by :mod:`symbolic.wave_classes`: the reads of the no-reuse rule
-    (:func:`~symbolic.models.gemm_l2.wave_reads`, closed form) less the K-steps at which a reuse across
+    (:func:`~symbolic.gemm_waves.wave_reads`, closed form) less the K-steps at which a reuse across
     waves hits, summed over the classes' representative waves times their multiplicities.  Every chunk a
     wave requests for the first time in that wave is a first use or a reuse across waves; the no-reuse rule
     misses all of them at every step, the LRU misses the first uses and the reuses at the steps Lemma 3
     says (:func:`_missing_steps`), so the difference is the hits."""
-    from .models.gemm_l2 import wave_reads
 
     M, N, K, bm, bn, bk = (_pos(k, v) for k, v in (("M", M), ("N", N), ("K", K), ("B_M", B_M), ("B_N", B_N),
                                                    ("B_K", B_K)))

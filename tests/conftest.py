@@ -1,9 +1,14 @@
 """Shared fixtures.  ``course_script`` lays a seed script into a temporary lecture tree beside a copy
 of ``course/`` and runs it unchanged (skipped when ``../shared/seeds`` is absent, a failure under
-``CI=true``).  ``toys`` puts the toy models of ``toy_models.py`` into the model registry for one test."""
+``CI=true``).  ``toys`` puts the toy models of ``toy_models.py`` into the model registry for one test.
+
+``@pytest.mark.extra("plot")`` marks a test that needs an optional extra of ``pyproject.toml``
+(:data:`EXTRAS`: ``plot`` is matplotlib; ``tune`` is optuna, cmaes and scikit-learn): without it installed
+the test is skipped, with a reason naming the extra and how to install it - never an error."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -15,6 +20,34 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ROOT.parent / "shared" / "seeds"
+
+#: the optional extras (pyproject.toml's optional-dependencies) and the modules each brings
+EXTRAS = {"plot": ("matplotlib",), "tune": ("optuna", "cmaes", "sklearn")}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "extra(name, ...): needs the optional extra(s) of pyproject.toml; "
+                                       "skipped with the reason when one is absent")
+
+
+def missing_extra(*names: str) -> str | None:
+    """The skip reason when a module of one of the extras ``names`` is not installed, else None."""
+    for name in names:
+        if name not in EXTRAS:
+            raise ValueError(f"unknown extra {name!r}; the extras are {', '.join(EXTRAS)}")
+        absent = [m for m in EXTRAS[name] if importlib.util.find_spec(m) is None]
+        if absent:
+            return (f"needs the {name} extra ({', '.join(absent)} not installed): "
+                    f"pip install -e '.[{name}]'")
+    return None
+
+
+def pytest_runtest_setup(item):
+    for mark in item.iter_markers(name="extra"):
+        reason = missing_extra(*mark.args)
+        if reason:
+            pytest.skip(reason)
+
 
 #: seed file -> (script name, lecture folder), from shared/seeds/README.md
 COURSE_SCRIPTS = {

@@ -50,6 +50,7 @@ from ..asymptotics import Regime
 from ..model import Model
 from ..notes import code, note, symbol
 from ..params import param
+from ..partition import partition_sum
 from ..registry import defines
 
 __all__ = ["M", "N", "K", "B_M", "B_N", "B_K", "s", "w_y", "w_x", "S", "COSMA_SOURCE",
@@ -75,14 +76,6 @@ COSMA_SOURCE = "Kwasniewski et al. 2019, Red-Blue Pebbling Revisited (COSMA), SC
 
 
 # ------------------------------------------------------------------------------------- counts
-def partition_sum(size, block):
-    """``sum_{i < ceil(size/block)} min(block, size - i block)``: every block but the last is full, the
-    last holds the rest, so the sum collapses to ``size`` (SymPy cancels it).  SymPy does not collapse
-    the explicit sum itself; the tests check this form against it."""
-    full = sp.ceiling(sp.sympify(size) / block) - 1
-    return full * block + (size - full * block)
-
-
 def gemm_counts(M=M, N=N, K=K, B_M=B_M, B_N=B_N, B_K=B_K) -> dict:
     """Reads, writes, useful and padded FLOPs of the tiled loop nest (module docstring), as expressions."""
     t_m, t_n, t_k = sp.ceiling(M / B_M), sp.ceiling(N / B_N), sp.ceiling(K / B_K)

@@ -43,6 +43,7 @@ from ..asymptotics import Regime
 from ..model import Model
 from ..notes import code, note, symbol
 from ..params import param
+from ..partition import partition_sum
 from ..registry import defines
 
 __all__ = ["M", "K", "B_M", "B_K", "gemv_tiled"]
@@ -59,14 +60,8 @@ SOURCE = note("NVIDIA cuBLAS Library, ", code("cublas<t>gemv()"), " (the operati
               "Roofline, CACM 52(4) 2009, section 2 (operational intensity)")
 
 
-def _partition_sum(size, block):
-    """``sum_{i < ceil(size/block)} min(block, size - i block)``: full blocks and the remainder."""
-    full = sp.ceiling(size / block) - 1
-    return full * block + (size - full * block)
-
-
 def _counts() -> dict:
-    rows, depth = _partition_sum(M, B_M), _partition_sum(K, B_K)     # sum_i rows_i, sum_k depth_k
+    rows, depth = partition_sum(M, B_M), partition_sum(K, B_K)       # sum_i rows_i, sum_k depth_k
     t_m = sp.ceiling(M / B_M)
     reads = rows * depth + t_m * depth                                 # A blocks + x chunks
     writes = rows                                                      # y rows, once

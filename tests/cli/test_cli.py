@@ -17,7 +17,7 @@ import pytest
 from base.errors import BadInput
 from symbolic import registry
 from tilebound.cli import main
-from tilebound.report import parse_assignments, parse_vary
+from tilebound.numbers import parse_assignments, parse_vary
 
 from toy_models import halo_brute_force, halo_check, register_toy_checks
 
@@ -330,8 +330,8 @@ def _capture_plot(monkeypatch) -> dict:
     return drawn
 
 
+@pytest.mark.extra("plot")
 def test_plot_writes_png_with_executed_points(capsys, toys, tmp_path, monkeypatch):
-    pytest.importorskip("matplotlib")
     register_toy_checks(monkeypatch)
     out_png = tmp_path / "halo.png"
     rc, out, err = run(capsys, "plot", "toy.halo", "toy.copy", "--vary", "N=32..1024", "-o", str(out_png))
@@ -340,9 +340,9 @@ def test_plot_writes_png_with_executed_points(capsys, toys, tmp_path, monkeypatc
     assert err == "note: no executor check for toy.copy; plotting the formula only\n"
 
 
+@pytest.mark.extra("plot")
 def test_plot_executed_points_are_the_executor_at_the_models_own_point(capsys, toys, tmp_path, monkeypatch):
     """The executor gets the model's full point: its parameter names, --at values and defaults (B = 32)."""
-    pytest.importorskip("matplotlib")
     from verify.core import Check
     import toy_models
 
@@ -360,9 +360,9 @@ def test_plot_executed_points_are_the_executor_at_the_models_own_point(capsys, t
     assert (list(ex.xs), list(ex.ys)) == ([32, 100], [66, 208])      # total = 2N + 2 ceil(N/32), by hand
 
 
+@pytest.mark.extra("plot")
 def test_plot_runs_executors_only_as_far_as_their_default_sweep(capsys, toys, tmp_path, monkeypatch):
     """The halo check's grid reaches N = 1024: N = 4096 is drawn as formula only, with a note."""
-    pytest.importorskip("matplotlib")
     register_toy_checks(monkeypatch)
     drawn = _capture_plot(monkeypatch)
     rc, _, err = run(capsys, "plot", "toy.halo", "--vary", "N=512..4096", "-o", str(tmp_path / "p.png"))
@@ -372,10 +372,10 @@ def test_plot_runs_executors_only_as_far_as_their_default_sweep(capsys, toys, tm
                    "1,024, the largest of its default sweep; formula only there\n")
 
 
+@pytest.mark.extra("plot")
 def test_plot_gemm_draws_executed_points(capsys, tmp_path, monkeypatch):
     """GEMM's check names its points M, N, K, B_M, ... like the model, so plot draws executed counts.
     M = N = K, 128 x 128 x 32 tiles: reads = 2 M² ceil(M/128): M = 128 -> 32,768; 256 -> 262,144."""
-    pytest.importorskip("matplotlib")
     drawn = _capture_plot(monkeypatch)
     rc, _, err = run(capsys, "plot", "gemm.tiled", "--vary", "M,N,K=128,256", "-q", "reads", "-o", str(tmp_path / "g.png"))
     assert rc == 0, err
@@ -383,10 +383,10 @@ def test_plot_gemm_draws_executed_points(capsys, tmp_path, monkeypatch):
     assert (list(ex.xs), list(ex.ys)) == ([128, 256], [32768, 262144])
 
 
+@pytest.mark.extra("plot")
 def test_plot_legend_names_the_class_and_the_leading_term(capsys, toys, tmp_path, monkeypatch):
     """toy.halo total = 2N + 2⌈N/B⌉ over B <= N: class Θ(N), leading term 2N (by hand); toy.copy's
     total 2N is its own leading term, so it gets no dashed guide."""
-    pytest.importorskip("matplotlib")
     drawn = _capture_plot(monkeypatch)
     rc, _, err = run(capsys, "plot", "toy.halo", "toy.copy", "--vary", "N=32,64", "--no-executed",
                      "-o", str(tmp_path / "p.png"))
@@ -395,9 +395,9 @@ def test_plot_legend_names_the_class_and_the_leading_term(capsys, toys, tmp_path
     assert list(drawn["toy.halo: leading term ~ 2·N"].ys)[-1] == 128
 
 
+@pytest.mark.extra("plot")
 def test_plot_without_a_guide_when_the_leading_term_is_not_in_the_parameters(capsys, toys, tmp_path, monkeypatch):
     """toy.pair's leading term 2N²/P is in its divisible form's P: the formula is drawn, the guide is not."""
-    pytest.importorskip("matplotlib")
     drawn = _capture_plot(monkeypatch)
     rc, _, err = run(capsys, "plot", "toy.pair", "--vary", "N=32,64", "--no-executed", "-o", str(tmp_path / "p.png"))
     assert rc == 0, err
@@ -412,7 +412,7 @@ BAD = [
     (("show", "toy.halo", "--hw", "Z80"), "hw: unknown hardware 'Z80'"),
     (("show", "toy.halo", "--at", "N4096"), "at: expected NAME=VALUE, got 'N4096'"),
     (("show", "toy.halo", "--at", "N=abc"), "N: expected a number, got 'abc'"),
-    (("show", "toy.halo", "--at", "X=3"), "X: not a parameter of toy.halo (known: N, B)"),
+    (("show", "toy.halo", "--at", "X=3"), "X: not a parameter of toy.halo; known: N, B"),
     (("show", "toy.halo", "--at", "Bb=3"), "Bb: not a parameter of toy.halo; did you mean B?"),
     (("show", "gemm.tiled", "--at", "M_g=4096"), "M_g: not a parameter of gemm.tiled; did you mean M"),
     (("show", "toy.halo", "--at", "N=0"), "N: must be >= 1, got 0"),
@@ -472,8 +472,8 @@ PLOT_BAD = [
 
 
 @pytest.mark.parametrize("argv,message", PLOT_BAD, ids=[" ".join(a) for a, _ in PLOT_BAD])
+@pytest.mark.extra("plot")
 def test_plot_bad_output_exits_2_with_one_line(capsys, toys, argv, message):
-    pytest.importorskip("matplotlib")
     rc, out, err = run(capsys, "plot", "toy.halo", "--vary", "N=32,64", "--no-executed", *argv)
     assert rc == 2
     assert err.count("\n") == 1 and err.startswith("tilebound: "), err

@@ -3,7 +3,9 @@ exits 0, or 2 with exactly one line on stderr (``tilebound: <param>: <problem>``
 
 ``main`` runs in-process (an exception other than ``BadInput`` propagates and fails the test, as a traceback
 would).  The lists mix well-formed commands with random values (sizes from 0 to ``2**4096``, ``10**30``,
-floats, fractions, expressions, names near the real ones) and plain junk tokens.  Nothing bounds the time but
+floats, fractions, expressions, names near the real ones; signed values such as ``-2**12``; huge ones up to and
+beyond ``10**4096``; ``--per`` expressions nested by hypothesis, towers, deep parentheses and expressions that
+are zero or undefined at a point) and plain junk tokens.  Nothing bounds the time but
 the refusal rules themselves (at most 10,000 sweep points, exact closed forms, executors only up to their
 check's default sweep).  Every run starts in a fresh temporary folder and ``-o`` takes only plain names,
 so no file is written outside it.
@@ -38,9 +40,36 @@ PARAMS = ["N", "N_k", "d", "B_r", "B_c", "M", "K", "B_M", "B_N", "B_K", "s", "w_
 SIZES = ["1", "3", "64", "128", "512", "4096", "10**30", "7/10", "1e-9", "2**20"]
 VALUES = SIZES * 3 + ["0", "-1", "1e30", "2**4096", "2^64", "1.5", "1e400", "inf", "nan", "-0", "1_024", "0x10",
                       "1/0", "N", "", "abc", "2**", "(", "1e-400", "10**-3"]
+#: signed and huge values (issue 18: ``-2**12`` read as 4096; sizes beyond a float reached float code)
+SIGNED = ["-2**12", "-2^2", "+2**6", "+-2", "--2", "-(2)", "2**-3", "-1e-9", "-10**30", "- 64", "-0.5", "+0"]
+HUGE = ["10**2200", "10**4096", "1e4096", "9e4096", "4096**4096", "2**-4096", "11**-4096", "10**400", "1e308",
+        "2**1024", "-10**2200", "1" * 4097]
+VALUES = VALUES + SIGNED + HUGE
 QUANTITIES = ["total", "reads", "writes", "flops", "makespan", "busy", "period", "bytes", "tot", ""]
 PERS = ["theta", "leading", "N^2 d^2/M", "N**2*d", "2 N", "M N K/B_M", "sqrt(N)", "N*1.5", "N-N", "",
-        "__import__('os').system('touch INJECTED')", "ceil(N/B_r)", "min(N, d)", "N/0", "(N", "1e400", "N^N^N"]
+        "__import__('os').system('touch INJECTED')", "ceil(N/B_r)", "min(N, d)", "N/0", "(N", "1e400", "N^N^N",
+        # issue 18: towers, nesting, zero or undefined at a point, signs
+        "(((2**64)**64)**64)**64", "((N+1)**64+1)**64", "N**64*N", "10**10**10", "(" * 200 + "N" + ")" * 200,
+        "ceil(" * 100 + "N" + ")" * 100, "1/(d-64)", "1/(N-64)", "d-64", "N - 512", "-2**2*N", "-" * 300 + "N",
+        "2**-1 N", "N(d + 1)", "N**-64", "1e-4096 N", "N+" * 600 + "N"]
+#: --per atoms for the nested expressions hypothesis builds
+PER_ATOMS = ["N", "d", "M", "K", "B_r", "n", "2", "64", "-1", "0", "2**64", "10**30", "7/10", "1e-9", "-2**12"]
+
+
+def _nested_per():
+    """Random nested ``--per`` expressions: parentheses, calls, powers (signed exponents), quotients, signs,
+    and plain deep nestings up to 300 levels."""
+    leaf = st.sampled_from(PER_ATOMS)
+    tree = st.recursive(leaf, lambda s: st.one_of(
+        st.builds(lambda a: f"({a})", s),
+        st.builds(lambda f, a: f"{f}({a})", st.sampled_from(["ceil", "floor", "sqrt"]), s),
+        st.builds(lambda f, a, b: f"{f}({a}, {b})", st.sampled_from(["min", "max"]), s, s),
+        st.builds(lambda a, k: f"({a})**{k}", s, st.sampled_from(["2", "-1", "64", "-64", "65", "0"])),
+        st.builds(lambda a, op, b: f"{a} {op} {b}", s, st.sampled_from(["+", "-", "*", "/", ""]), s),
+        st.builds(lambda a: f"-{a}", s)), max_leaves=24)
+    deep = st.builds(lambda k, n: k.replace("X", "(" * n) + "N" + ")" * n, st.sampled_from(["X", "ceilX", "-X"]),
+                     st.integers(1, 300))
+    return st.one_of(tree, deep)
 OUTPUTS = ["out.tex", "out.png", "out.svg", "notes.pdf", "out.xyz", "", "out"]
 FLAGS = ["--at", "--vary", "-q", "--quantity", "--per", "--ratio", "--inverse", "--dtype", "--hw", "--copies",
          "--format", "--standalone", "--no-tables", "--title", "-o", "--force", "--no-executed", "--no-leading",
@@ -96,7 +125,8 @@ def _option_table(names=PARAMS, values=VALUES, model=None):
         "vary": st.builds(lambda xs: ["--vary", *xs], st.lists(_vary(names, values), min_size=1, max_size=2)),
         "vary1": st.builds(lambda x: ["--vary", x], _vary(names, values)),
         "q": st.builds(lambda q: ["-q", q], st.sampled_from(quantities)),
-        "per": st.builds(lambda e: ["--per", e], st.sampled_from(pers)),
+        "per": st.builds(lambda e: [f"--per={e}"], st.sampled_from(pers) if clean
+                         else st.one_of(st.sampled_from(pers), _nested_per())),
         "ratio": st.builds(lambda m: ["--ratio", m], st.sampled_from(MODELS + NAMES)),
         "dtype": st.builds(lambda t: ["--dtype", t], st.sampled_from(["fp16", "bf16", "fp8", "fp32", "fp64", "int4"])),
         "hw": st.builds(lambda h: ["--hw", h], st.sampled_from(["A100", "H100", "H200", "B200", "TPU", ""])),

@@ -117,9 +117,9 @@ def test_latex_exact_name_is_that_model_alone(capsys):
     assert rc == 0 and [ln for ln in out.splitlines() if ln.startswith("% attention.")] == ["% attention.fa1.fwd"]
 
 
+@pytest.mark.extra("plot")
 def test_plot_runs_no_executor_at_two_to_the_forty(capsys, tmp_path):
     """``plot --vary N=2**40..2**41`` ran the executor at 2**40; it now draws the formula and says so."""
-    pytest.importorskip("matplotlib")
     rc, out, err = run(capsys, ["plot", "attention.fa1.fwd", "--vary", "N,N_k=2**40..2**41",
                                 "-o", str(tmp_path / "p.png")])
     assert rc == 0 and "executor not run at 1099511627776, 2199023255552" in err and "Traceback" not in err
@@ -167,6 +167,161 @@ def test_per_is_not_python(capsys, tmp_path, monkeypatch):
     assert not (tmp_path / "INJECTED").exists() and list(tmp_path.iterdir()) == []
 
 
+# ----------------------------------------------------------------------------------------- issue 18: parsing
+# Each class of the hostile run, a few neighbours per class: a refusal is one line naming the parameter.
+ISSUE18_REFUSED = [
+    # signs bind as in Python: -2**12 is -(2**12) = -4096, refused as negative (it read 4096 and exited 0)
+    ("-2**12", ["show", "gemm.tiled", "--at", "M=-2**12", "N=64", "K=64"], "M", "must be >= 1, got -4096"),
+    ("-2^2", ["show", "gemm.tiled", "--at", "M=-2^2", "N=64", "K=64"], "M", "must be >= 1, got -4"),
+    ("+-2", ["show", "gemm.tiled", "--at", "M=+-2", "N=64", "K=64"], "M", "expected a number"),
+    ("--vary -2**3", ["table", "gemm.tiled", "--vary", "M=64,-2**3", "--at", "N=64", "K=64"], "M",
+     "must be >= 1, got -8"),
+    ("--per -2**2", ["table", "toy.halo", "--vary", "N=4", "--per=-2**2*N+16"], "per", "is 0 at N = 4"),
+    ("4096**4096", ["show", "gemm.tiled", "--at", "M=4096**4096"], "M", "beyond the largest number"),
+    # --per: the size of every intermediate value, not only the literal form
+    ("power tower", ["table", "toy.halo", "--vary", "N=8", "--per", "(((2**64)**64)**64)**64"], "per", "beyond 10**4096"),
+    ("tower of N", ["table", "toy.halo", "--vary", "N=8", "--per", "((N+1)**64+1)**64"], "per", "degree"),
+    ("10**10**10", ["table", "toy.halo", "--vary", "N=8", "--per", "10**10**10"], "per", "out of range"),
+    # --per nesting: RecursionError before
+    ("200 parentheses", ["table", "toy.halo", "--vary", "N=8", "--per", "(" * 200 + "N" + ")" * 200], "per", "nested"),
+    ("nested ceil", ["table", "toy.halo", "--vary", "N=8", "--per", "ceil(" * 100 + "N" + ")" * 100], "per", "nested"),
+    ("nested min", ["table", "toy.halo", "--vary", "N=8", "--per", "min(N," * 100 + "N" + ")" * 100], "per", "nested"),
+    ("exponent chain", ["table", "toy.halo", "--vary", "N=8", "--per", "2**" * 100 + "1"], "per", "nested"),
+    ("signs", ["table", "toy.halo", "--vary", "N=8", "--per", "N*" + "-" * 200 + "1"], "per", "signs in a row"),
+    # --per zero or undefined at a point: ZeroDivisionError before
+    ("1/(d-64)", ["table", "attention.fa1.fwd.paper", "--vary", "d=32,64", "--at", "N=1024", "M=51200",
+                  "--per", "1/(d-64)"], "per", "'1/(d-64)' is undefined at d = 64"),
+    ("d-64", ["table", "attention.fa1.fwd.paper", "--vary", "d=32,64", "--at", "N=1024", "M=51200",
+              "--per", "d-64"], "per", "'d-64' is 0 at d = 64"),
+    ("ceil", ["table", "toy.halo", "--vary", "N=1,64", "--per", "ceil(N/64) - 1"], "per", "is 0 at N = 1"),
+]
+
+
+@pytest.mark.parametrize("argv,param,words", [r[1:] for r in ISSUE18_REFUSED], ids=[r[0] for r in ISSUE18_REFUSED])
+def test_issue18_parsing_is_refused_in_one_line(capsys, toys, argv, param, words):
+    rc, out, err = run(capsys, argv)
+    assert rc == 2, (rc, out[-500:])
+    one_line(err, param)
+    assert words in err, err
+
+
+ISSUE18_PLOTS = [
+    # huge values reaching floats: OverflowError before; now the varied parameter is named
+    ("--vary N=10**2200", ["plot", "attention.fa1.fwd.paper", "--vary", "N=10**2200,10**2201", "--at", "d=64",
+                           "M=51200"], "N", "the value 1.00e+2200 is beyond a float's range"),
+    # N = 10**160: flops 4 N**2 d = 2.56e+322, beyond a float while N is not
+    ("flops beyond a float", ["plot", "attention.fa1.fwd.paper", "--vary", "N=10**150,10**160", "--at", "d=64",
+                              "M=51200", "-q", "flops", "--no-executed"], "N", "flops"),
+    # a fixed L = 1e400 (exact): every period (the main quantity) is beyond a float
+    ("L = 1e400", ["plot", "latency.pipeline", "--vary", "n=10,100", "--at", "S=2", "L=1e400", "t_x=2e-7",
+                   "t_c=3e-7"], "n", "period 5.00e+399 at n = 10 is beyond"),
+]
+
+
+@pytest.mark.extra("plot")
+@pytest.mark.parametrize("argv,param,words", [r[1:] for r in ISSUE18_PLOTS], ids=[r[0] for r in ISSUE18_PLOTS])
+def test_issue18_plot_values_beyond_floats_name_the_parameter(capsys, tmp_path, argv, param, words):
+    rc, out, err = run(capsys, argv + ["-o", str(tmp_path / "p.png")])
+    assert rc == 2
+    one_line(err, param)
+    assert words in err and list(tmp_path.iterdir()) == [], err
+
+
+def test_issue18_signed_values_are_read_as_python_reads_them(capsys):
+    """``N=2**-0`` is 1 and ``M=+2**7`` is 128 (a plus sign is harmless): gemm.tiled at M = 128, N = K = 64 with
+    128 x 128 x 32 tiles reads M K + K N = 8,192 + 4,096 = 12,288 elements (one tile each way)."""
+    rc, out, err = run(capsys, ["show", "gemm.tiled", "--at", "M=+2**7", "N=64", "K=2**6"])
+    assert rc == 0, err
+    row = [ln.split() for ln in out.splitlines() if ln.split()[:1] == ["reads"] and "=" not in ln][-1]
+    assert row[1] == "12,288"
+
+
+def test_latex_split_into_a_folder_it_cannot_make(capsys, tmp_path, monkeypatch):
+    """PermissionError before: ``os.makedirs`` under a read-only parent (simulated: the tests may run as root,
+    who may write anywhere)."""
+    import tilebound.commands.latex as latex
+
+    def refused(path, exist_ok=False):
+        raise PermissionError(13, "Permission denied", path)
+    monkeypatch.setattr(latex.os, "makedirs", refused)
+    rc, _, err = run(capsys, ["latex", "attention.fa1.fwd", "--split", str(tmp_path / "notes")])
+    assert rc == 2
+    one_line(err, "split")
+    assert "Permission denied" in err
+
+
+def test_latex_split_into_a_read_only_folder_is_refused_before_any_work(capsys, tmp_path, monkeypatch):
+    import tilebound.commands.latex as latex
+    monkeypatch.setattr(latex.os, "access", lambda path, mode: False)
+    monkeypatch.setattr(latex, "_entries", lambda *a, **k: pytest.fail("work done before the refusal"))
+    rc, _, err = run(capsys, ["latex", "attention.fa1.fwd", "--split", str(tmp_path)])
+    assert rc == 2
+    one_line(err, "split")
+    assert "permission denied" in err
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+@pytest.mark.parametrize("argv", [["--help"], ["show", "--help"], ["tune", "--help"]], ids=" ".join)
+def test_help_into_a_full_disk_says_so(argv):
+    """``tilebound --help > /dev/full`` exited 0: argparse swallows the failing write."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8"}
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "tilebound", *argv], stdout=full, stderr=subprocess.PIPE,
+                              text=True, env=env, cwd=ROOT)
+    assert proc.returncode == 1 and proc.stderr == "tilebound: output: cannot write: No space left on device\n"
+
+
+# ----------------------------------------------------------------------------------------- plugins
+def _plugin_site(tmp_path: Path, module: str, source: str, value: str) -> Path:
+    """A folder that holds an installed distribution (``dist-info`` with an entry point of the group
+    ``tilebound.commands``) and its module: what ``pip install`` of a plugin leaves on ``sys.path``."""
+    site = tmp_path / "site"
+    info = site / "h4probe_plugin-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: h4probe-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[tilebound.commands]\nprobe = {value}\n")
+    (site / f"{module}.py").write_text(source)
+    return site
+
+
+def _run_with(site: Path, *argv: str):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]), "PYTHONIOENCODING": "utf-8"}
+    return subprocess.run([sys.executable, "-m", "tilebound", *argv], capture_output=True, text=True, env=env, cwd=ROOT)
+
+
+def test_a_plugin_adds_a_subcommand(tmp_path):
+    site = _plugin_site(tmp_path, "h4probe_cmd", (
+        "from tilebound.commands import Command\n\n"
+        "def add_arguments(s):\n    s.add_argument('--times', type=int, default=1)\n\n"
+        "def run(args, out):\n    out.write('probe ' * args.times + '\\n')\n    return 0\n\n"
+        "COMMAND = Command('probe', 'a plugin command', add_arguments, run)\n"), "h4probe_cmd:COMMAND")
+    proc = _run_with(site, "probe", "--times", "3")
+    assert proc.returncode == 0 and proc.stdout == "probe probe probe \n", proc.stderr
+    assert "a plugin command" in _run_with(site, "--help").stdout
+
+
+def test_a_plugin_that_fails_to_import_is_one_line_and_its_traceback_under_debug(tmp_path):
+    site = _plugin_site(tmp_path, "h4probe_broken", "def helper():\n    return 1 / 0\n\nhelper()\n", "h4probe_broken")
+    proc = _run_with(site, "list")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("tilebound: command: ") and "Traceback" not in proc.stderr
+    assert "'h4probe_broken' failed to import: ZeroDivisionError" in proc.stderr and "--debug" in proc.stderr
+    for argv in (["--debug", "list"], ["list", "--debug"]):
+        proc = _run_with(site, *argv)
+        assert proc.returncode == 2, proc.stderr
+        assert "Traceback" in proc.stderr and "h4probe_broken.py\", line 2, in helper" in proc.stderr
+        assert "ZeroDivisionError: division by zero" in proc.stderr
+        assert proc.stderr.splitlines()[-1].startswith("tilebound: command: ")
+
+
+def test_a_plugin_command_of_a_taken_name_is_refused(tmp_path):
+    site = _plugin_site(tmp_path, "h4probe_dup", (
+        "from tilebound.commands import Command\n\n"
+        "COMMAND = Command('list', 'another list', lambda s: None, lambda a, o: 0)\n"), "h4probe_dup")
+    proc = _run_with(site, "list")
+    assert proc.returncode == 2 and "two commands are named 'list'" in proc.stderr and proc.stderr.count("\n") == 1
+
+
 # ----------------------------------------------------------------------------------------- CLI: files
 def test_latex_does_not_overwrite_a_file_it_did_not_write(capsys, tmp_path):
     notes = tmp_path / "notes.tex"
@@ -180,8 +335,8 @@ def test_latex_does_not_overwrite_a_file_it_did_not_write(capsys, tmp_path):
     assert run(capsys, ["latex", "attention.fa1.fwd", "-o", str(notes)])[0] == 0     # its own: rewritten
 
 
+@pytest.mark.extra("plot")
 def test_plot_does_not_overwrite_an_image_it_did_not_write(capsys, tmp_path):
-    pytest.importorskip("matplotlib")
     img = tmp_path / "io.png"
     img.write_bytes(b"\x89PNG\r\n\x1a\n someone else's figure")
     argv = ["plot", "attention.standard.fwd", "--vary", "N,N_k=64,128", "--no-executed", "-o", str(img)]
@@ -221,11 +376,11 @@ def test_output_stream_errors_exit_quietly(monkeypatch, capsys, exc, status, err
 
 
 def test_ctrl_c_exits_130_quietly(monkeypatch, capsys):
-    import tilebound.cli as cli
+    from tilebound import commands
 
     def interrupted(args, out):
         raise KeyboardInterrupt
-    monkeypatch.setattr(cli, "cmd_list", interrupted)
+    monkeypatch.setattr(commands, "commands", lambda: {"list": commands.Command("list", "", lambda s: None, interrupted)})
     assert main(["list"]) == 130
     assert capsys.readouterr().err == ""
 
@@ -245,6 +400,7 @@ def _api():
     from numeric import gemm, pipeline
     from symbolic import registry
     from verify import assert_agree
+    import sympy as sp
 
     causal = registry.get("attention.fa2.fwd.causal")
     paper = registry.get("attention.fa1.fwd.paper")
@@ -282,6 +438,21 @@ def _api():
                                                      [{"N": 1}, {"N": 2}]), 2),
         ("exact fraction", lambda: pipe.evaluate("busy", n=1, S=1, L=Fraction(1), t_x=Fraction(1), t_c=Fraction(1)),
          Fraction(1, 3)),
+        # issue 18: a SymPy Float was TypeError ('NoneType' object is not callable); an integral one below 2**53
+        # is its integer (as a float is), any other is refused naming the parameter
+        ("sympy Float 4096", lambda: paper.evaluate("total", N=sp.Float(4096), d=64, M=51200),
+         paper.evaluate("total", N=4096, d=64, M=51200)),
+        ("sympy Float 4096.5", lambda: paper.evaluate("total", N=sp.Float("4096.5"), d=64, M=51200), "!N"),
+        ("sympy Float 4096 + 1e-22", lambda: paper.evaluate("total", N=sp.Float("4096.0000000000000000001", 40),
+                                                            d=64, M=51200), "!N"),
+        ("sympy Float 1e30", lambda: paper.evaluate("total", N=sp.Float("1e30"), d=64, M=51200), "!N"),
+        ("sympy Float inf", lambda: paper.evaluate("total", N=sp.Float("inf"), d=64, M=51200), "!N"),
+        ("sympy I", lambda: paper.evaluate("total", N=sp.I, d=64, M=51200), "!N"),
+        ("sympy Float time", lambda: pipe.evaluate("makespan", n=10, S=2, L=sp.Float(1e-6), t_x=2e-7, t_c=3e-7), "!L"),
+        # issue 18: registry.select(5) was TypeError
+        ("select(5)", lambda: registry.select(5), "!model"),
+        ("select([5])", lambda: registry.select([5]), "!model"),
+        ("select(b'gemm')", lambda: registry.select([b"gemm.tiled"]), "!model"),
     ]
 
 

@@ -1,4 +1,90 @@
-"""Further subcommands, one module each, found by :func:`tilebound.cli.build_parser` (no list to
-edit).  A module defines ``add_parser(sub)``: it adds its subparser to ``sub`` (an argparse
-subparsers action) and sets ``run=fn(args, out) -> exit status`` with ``set_defaults``.  Heavy
-imports go inside ``run`` so that ``tilebound list`` stays cheap."""
+"""The subcommands of ``tilebound``, one module each, found the way models and checks are found.
+
+A subcommand is a :class:`Command` bound at the top level of a module of this package (``list``, ``show``,
+``table``, ``plot``, ``latex``, ``splits``, ``tune``), or of a module an installed distribution names in the
+entry-point group ``tilebound.commands`` (``lab = "lab.cli"`` or ``lab = "lab.cli:COMMAND"``):
+:func:`commands` finds them by :func:`base.discovery.discover`, so a plugin adds a subcommand with no edit
+here.  A plugin module that fails to import is a :class:`base.discovery.PluginError` naming it, printed as
+one line, and with its traceback under ``tilebound --debug``.
+
+A command module imports only what its arguments need at the top: heavy imports go inside ``run``, so that
+building the parser (which imports every command module) keeps ``tilebound list`` cheap.
+
+The helpers below are what several commands share: model lookup by name or pattern, the element type, and
+the output target of ``--format``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional, Sequence
+
+__all__ = ["Command", "commands", "GROUP", "FORMATS", "AT_HELP", "model", "models", "dtype", "unicode_ok", "target"]
+
+#: the entry-point group of plugin subcommands
+GROUP = "tilebound.commands"
+#: the output formats of ``--format``
+FORMATS = ("text", "markdown", "latex")
+#: the help of every ``--at``
+AT_HELP = "parameter values NAME=VALUE (space- or comma-separated; 2**12, 7/10 and 1e-9 are exact)"
+
+
+@dataclass(frozen=True)
+class Command:
+    """One subcommand: ``tilebound NAME ...``.
+
+    ``add_arguments(parser)`` adds its options to the subparser the command line made for it (an
+    :class:`argparse.ArgumentParser`); ``run(args, out)`` runs it with the parsed arguments and the output
+    stream (``out.write(text)``) and returns the exit status.  ``help`` is its line in ``tilebound --help``,
+    ``description`` (optional) the text of ``tilebound NAME --help``."""
+
+    name: str
+    help: str
+    add_arguments: Callable[..., None]
+    run: Callable[..., int]
+    description: Optional[str] = None
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name or self.name.startswith("-") or " " in self.name:
+            raise TypeError(f"a command's name is one word, got {self.name!r}")
+        if not (callable(self.add_arguments) and callable(self.run)):
+            raise TypeError(f"command {self.name}: add_arguments and run must be callables")
+
+
+def commands() -> dict[str, Command]:
+    """``{name: Command}``: every command of this package, then every plugin's, each name once (two
+    commands of one name are a :class:`~base.discovery.PluginError` naming both modules)."""
+    from base.discovery import discover
+    return discover(__name__, GROUP, Command, "command")
+
+
+# ----------------------------------------------------------------------------------- shared helpers
+def model(name: str):
+    """The registered model ``name`` (:class:`~base.errors.BadInput` naming ``model``, with the nearest names)."""
+    from symbolic import registry
+    return registry.get(name)
+
+
+def models(patterns: Sequence[str]) -> list:
+    """The models ``patterns`` select (names, globs, family prefixes); all of them for none."""
+    from symbolic import registry
+    return [registry.get(n) for n in registry.select(list(patterns) or None)]
+
+
+def dtype(name: str) -> str:
+    """``name`` when it is an element type of :mod:`base.dtypes` (BadInput naming ``dtype`` otherwise)."""
+    from base.dtypes import element_bytes
+    element_bytes(name)
+    return name
+
+
+def unicode_ok(stream) -> bool:
+    """Can ``stream`` encode Unicode (its encoding is a UTF)?"""
+    enc = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "")
+    return enc.startswith("utf")
+
+
+def target(fmt: str, stream) -> str:
+    """The renderer's target for ``--format``: ``text`` becomes ``ascii`` on a stream that cannot
+    encode Unicode (formulas as ``ceil(N/B_c)``, times as ``us``)."""
+    return "ascii" if fmt == "text" and not unicode_ok(stream) else fmt

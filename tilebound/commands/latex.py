@@ -10,7 +10,7 @@ r"""``tilebound latex``: LaTeX of models for lecture notes.
                                                  <model>.figure.tex, each \input-able after the preamble
     tilebound latex --preamble                   the packages a fragment needs
 
-Figures are matplotlib's PGF (vector), drawn from :func:`tilebound.report.plot_series` (the formula, its
+Figures are matplotlib's PGF (vector), drawn from :func:`tilebound.plots.plot_series` (the formula, its
 leading term dashed, the model's executor's counts as points) by :func:`printing.plot.plot_series`;
 they need the plot extra and pdflatex (matplotlib's PGF backend measures text with it).  Without them the
 notes say how to get figures.  Files go through :mod:`tilebound.output` (atomic, marked as tilebound's,
@@ -27,11 +27,10 @@ import os
 
 from base.errors import BadInput
 
-AT_HELP = "parameter values NAME=VALUE (space- or comma-separated; 2**12, 7/10 and 1e-9 are exact)"
+from . import AT_HELP, Command
 
 
-def add_parser(sub) -> None:
-    s = sub.add_parser("latex", help="LaTeX for notes: align environments, --standalone document, --split fragments")
+def add_arguments(s) -> None:
     s.add_argument("models", nargs="*", metavar="MODEL",
                    help="names (an exact name selects that model alone) or glob patterns (default: all)")
     s.add_argument("--standalone", action="store_true", help="a complete document that compiles as it is")
@@ -47,7 +46,6 @@ def add_parser(sub) -> None:
     s.add_argument("-o", "--output", help="write to this file instead of standard output")
     s.add_argument("--force", action="store_true",
                    help="overwrite files (-o FILE, --split fragments) even if tilebound did not write them")
-    s.set_defaults(run=run)
 
 
 def run(args, out) -> int:
@@ -95,14 +93,14 @@ def _entries(args, rich: bool):
     """The models with their tables, listings and figures; and notes for the document's introduction."""
     from printing.document import FIGURE_NOTE, ModelEntry
 
-    from .. import report
-    from ..cli import _models
+    from .. import numbers, report
+    from . import models as _models
 
-    vary = report.parse_vary(args.vary)
-    at = report.parse_assignments(args.at)
-    report.refuse_overlap(at, vary)
+    vary = numbers.parse_vary(args.vary)
+    at = numbers.parse_assignments(args.at)
+    numbers.refuse_overlap(at, vary)
     models = _models(args.models)
-    report.check_names([*report.varied(vary), *at], models)
+    report.check_names([*numbers.varied(vary), *at], models)
     tables_wanted = bool(vary) or (rich and not args.no_tables)
     if at and not tables_wanted:
         raise BadInput("at", "latex uses --at only for its sweep tables; add --vary, or --standalone without "
@@ -113,7 +111,7 @@ def _entries(args, rich: bool):
     for m in models:
         own = set(p.name for p in m.params)
         mine = {k: v for k, v in at.items() if k in own}
-        sweep = ({k: v for k, v in vary.items() if set(report.tied(k)) <= own} if vary
+        sweep = ({k: v for k, v in vary.items() if set(numbers.tied(k)) <= own} if vary
                  else report.default_sweep(m, mine) if tables_wanted or figures else None)
         tables = (report.sweep_table(m, sweep, mine),) if sweep and tables_wanted else ()
         picture, caption = _figure(m, sweep, mine) if figures and sweep and len(sweep) == 1 else ("", "")
@@ -139,7 +137,7 @@ _KINDS = {"line": "formula", "dashed": "leading term", "points": "executed"}
 
 def _figure(model, sweep, at) -> tuple[str, str]:
     """``(PGF picture, caption)`` of ``model`` over its one-parameter ``sweep``: the series of
-    :func:`tilebound.report.plot_series`, labelled in LaTeX, drawn by :func:`printing.plot.plot_series`."""
+    :func:`tilebound.plots.plot_series`, labelled in LaTeX, drawn by :func:`printing.plot.plot_series`."""
     import tempfile
 
     import matplotlib
@@ -150,11 +148,13 @@ def _figure(model, sweep, at) -> tuple[str, str]:
     from printing.notation import Theta
     from symbolic.notes import note
 
-    from .. import report
+    from ..numbers import expand, tied
+    from ..plots import plot_series
+    from ..report import point
 
     (key, xs), = sweep.items()
-    series, _, _, _, _ = report.plot_series([model], key, xs, at)
-    # the labels as notes, from the model itself (the same accessors report.plot_series reads): math as math
+    series, _, _, _, _ = plot_series([model], key, xs, at)
+    # the labels as notes, from the model itself (the same accessors plot_series reads): math as math
     try:
         theta, lead = model.theta(), model.leading()
     except ValueError:
@@ -162,13 +162,13 @@ def _figure(model, sweep, at) -> tuple[str, str]:
     q = model.main_quantity
     unit = model.unit(q)
     ylabel = quantity(q) + (f" ({unit})" if unit and unit != "1" else "")
-    xlabel = tied_note(model, report.tied(key))
+    xlabel = tied_note(model, tied(key))
     labels = {"line": note("formula") + (note(" ∈ ", Theta(theta)) if theta is not None else ""),
               "dashed": note("leading term ", lead) if lead is not None else note("leading term"),
               "points": note("executed")}
     relabelled = [type(s)(note_to_latex(labels[s.kind], moving=True), s.xs, s.ys, s.kind) for s in series]
-    first = report.point(model, {**at, **report.expand({key: xs[0]})})
-    fixed = {k: v for k, v in first.items() if k not in report.tied(key)}
+    first = point(model, {**at, **expand({key: xs[0]})})
+    fixed = {k: v for k, v in first.items() if k not in tied(key)}
     rc = {"pgf.texsystem": "pdflatex", "pgf.rcfonts": False,
           "pgf.preamble": "\\usepackage{amsmath}\\usepackage{amssymb}", "font.family": "serif"}
     with tempfile.TemporaryDirectory() as tmp, matplotlib.rc_context(rc):
@@ -195,6 +195,9 @@ def _split_folder(folder: str) -> str:
     parent = os.path.dirname(os.path.abspath(folder))
     if not os.path.isdir(parent):
         raise BadInput("split", f"cannot make {folder!r}: the folder {parent!r} does not exist")
+    where = folder if os.path.isdir(folder) else parent         # refused before any work when not writable
+    if not os.access(where, os.W_OK | os.X_OK):
+        raise BadInput("split", f"cannot write into {where!r}: permission denied")
     return folder
 
 
@@ -218,7 +221,10 @@ def _write_split(folder: str, entries, force: bool, out) -> int:
     for e in entries:
         for suffix, tex in fragments(e):
             files.append((_fragment_path(folder, f"{e.model.name}{suffix}.tex"), e.model.name, tex))
-    os.makedirs(folder, exist_ok=True)
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:                       # a read-only parent, a full disk
+        raise BadInput("split", f"cannot make {folder!r}: {exc.strerror or exc}") from None
     for path, _, _ in files:                     # every refusal before any file is written
         output.check_path(path, force)
     for path, name, tex in files:
@@ -226,3 +232,7 @@ def _write_split(folder: str, entries, force: bool, out) -> int:
         output.write_text(path, header + tex + "\n", force=force)
         out.write(f"wrote {path}\n")
     return 0
+
+
+COMMAND = Command("latex", "LaTeX for notes: align environments, --standalone document, --split fragments",
+                  add_arguments, run)

@@ -18,7 +18,9 @@ from fractions import Fraction
 
 from base.errors import BadInput
 
-__all__ = ["add_parser", "run", "splits_table", "OPTIMUM_UP_TO"]
+from . import FORMATS, Command
+
+__all__ = ["COMMAND", "run", "splits_table", "OPTIMUM_UP_TO"]
 
 #: the model's best count is searched over S = 1 .. this (FA2's and FA3's cap, flash_api.cpp:343)
 OPTIMUM_UP_TO = 128
@@ -26,13 +28,11 @@ _SHAPE = ("B", "H", "H_kv", "L_q", "N_k", "d", "d_v", "B_n")
 _EXTRA = {"P": 16, "ctas_per_sm": 2}
 
 
-def add_parser(sub) -> None:
-    s = sub.add_parser("splits", help="each kernel's split rule for a decode shape, with the model's bytes and time")
+def add_arguments(s) -> None:
     s.add_argument("--gpu", default="H100", help="hardware (A100, A100-80GB, H100, H200, B200; default H100)")
     s.add_argument("--at", nargs="+", action="extend", metavar="NAME=VALUE",
                    help="B, H, H_kv, L_q, N_k, d, d_v, B_n, P (page size), ctas_per_sm (FlashInfer's occupancy)")
-    s.add_argument("--format", choices=("text", "markdown", "latex"), default="text")
-    s.set_defaults(run=run)
+    s.add_argument("--format", choices=FORMATS, default="text")
 
 
 def _point(at: dict, time_model) -> tuple[dict, dict]:
@@ -42,10 +42,8 @@ def _point(at: dict, time_model) -> tuple[dict, dict]:
     known = (*_SHAPE, *_EXTRA)
     for name in at:
         if name not in known:
-            import difflib
-            near = difflib.get_close_matches(name, known, n=2, cutoff=0.5)
-            raise BadInput(name, "not a parameter of splits" + (f"; did you mean {', '.join(near)}?" if near
-                                                                 else f" (it takes {', '.join(known)})"))
+            from base.discovery import did_you_mean
+            raise BadInput(name, "not a parameter of splits" + did_you_mean(name, known, "it takes"))
     pt = {k: at[k] for k in _SHAPE if k in at}
     d = time_model.param("d").check(pt.get("d", time_model.defaults["d"]))
     pt.setdefault("d_v", d)
@@ -113,9 +111,13 @@ def splits_table(gpu_name: str, at: dict):
 def run(args, out) -> int:
     from printing.tables import render
 
-    from ..cli import _target
-    from ..report import parse_assignments
+    from ..numbers import parse_assignments
+    from . import target
 
     table = splits_table(args.gpu, parse_assignments(args.at))
-    out.write(render(table, _target(args.format, out)) + "\n")
+    out.write(render(table, target(args.format, out)) + "\n")
     return 0
+
+
+COMMAND = Command("splits", "each kernel's split rule for a decode shape, with the model's bytes and time",
+                  add_arguments, run)

@@ -28,14 +28,12 @@ import sys
 
 from base.errors import BadInput
 
+from . import Command
+
 FORMATS = ("text", "markdown")
 
 
-def add_parser(sub) -> None:
-    s = sub.add_parser("tune", help="score search strategies over the GEMM schedule space (the tune extra)",
-                       description="Score search strategies on the GEMM schedule space's analytic time model: "
-                                   "best-found / optimum, Kernel Tuner's methodology score, evaluations to 5 %%. "
-                                   "--buckets studies tuning per bucket of M; --learned rates the learned cost model.")
+def add_arguments(s) -> None:
     s.add_argument("--gpu", default="H100", help="GPU of the time model (H100, H200)")
     s.add_argument("--shape", action="append", default=[], metavar="M,N,K",
                    help="a GEMM shape C[M,N] = A[M,K] B[K,N]; repeat for several")
@@ -58,7 +56,6 @@ def add_parser(sub) -> None:
     s.add_argument("--learned", action="store_true", help="train the learned cost model and report its rank "
                                                           "quality on shapes it has not seen")
     s.add_argument("--format", choices=FORMATS, default="text")
-    s.set_defaults(run=run)
 
 
 # ------------------------------------------------------------------------------------------- helpers
@@ -374,3 +371,9 @@ def run(args, out) -> int:
         gpu_constants(args.gpu)
         return _run_buckets(args, out) if args.buckets else _run_learned(args, out)
     return _run_scores(args, out)
+
+
+COMMAND = Command("tune", "score search strategies over the GEMM schedule space (the tune extra)", add_arguments, run,
+                  description="Score search strategies on the GEMM schedule space's analytic time model: "
+                              "best-found / optimum, Kernel Tuner's methodology score, evaluations to 5 %%. "
+                              "--buckets studies tuning per bucket of M; --learned rates the learned cost model.")
