@@ -64,7 +64,7 @@ MAX_STEPS = 1 << 20
 #: either mode: at most this many (CTA, tile) segments
 MAX_SEGMENTS = 1 << 20
 #: real mode: at most this many elements of A, B, C and the workspace together
-MAX_ELEMENTS = 1 << 25
+MAX_ELEMENTS = 1 << 26
 #: CUTLASS's ``min_iters_per_sk_unit_`` (``tile_scheduler_params.h:467``)
 MIN_ITERS = 8
 #: element type of each array, for bytes (the kernel's types; real mode computes in float64)
