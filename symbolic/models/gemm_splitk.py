@@ -286,45 +286,44 @@ _WAVES_NOTE = note(code("wave_steps"), ": the sum over the ", sp.ceiling(M / B_M
                    code("wave_efficiency"), " = useful CTA-steps / (", P, " x wave_steps)")
 
 
+def _split_model(name, summary, counts, units, source, notes):
+    """A split-K model: the GEMM's parameters with ``S_k`` and ``P``, the divisible form ``K = B_K S_k t``."""
+    t_m, t_n, t_kk = (sp.Dummy(n, integer=True, positive=True) for n in ("t_m", "t_n", "t_kk"))
+    return Model(name, summary, counts, params=(M, N, K, B_M, B_N, B_K, S_k, P), units=dict(_UNITS_COMMON, **units),
+                 divisible_subs={M: B_M * t_m, N: B_N * t_n, K: B_K * S_k * t_kk},
+                 regime=_REGIME, asymptotic_quantity="total", defaults=dict(_DECODE), source=source,
+                 notes=notes + (_OPERANDS_NOTE, _WAVES_NOTE))
+
+
 @defines("gemm.splitk", "parallel split-K (CUTLASS GemmSplitKParallel + ReduceSplitK): S_k slices of K write FP32 "
                         "partials to a workspace, a reduction kernel reads them back; tile traffic, workspace, waves")
 def splitk():
-    t_m, t_n, t_kk = (sp.Dummy(n, integer=True, positive=True) for n in ("t_m", "t_n", "t_kk"))
-    return Model(
+    return _split_model(
         "gemm.splitk", "parallel split-K GEMM: FP32 partials through a workspace, then a reduction kernel",
-        parallel_counts(), params=(M, N, K, B_M, B_N, B_K, S_k, P),
-        units=dict(_UNITS_COMMON, writes_ws="elements", reads_ws="elements", bytes_workspace="bytes",
-                   partial_tiles="tiles", ops_reduce="ops"),
-        divisible_subs={M: B_M * t_m, N: B_N * t_n, K: B_K * S_k * t_kk},
-        regime=_REGIME, asymptotic_quantity="total", defaults=dict(_DECODE),
-        source=("NVIDIA/cutlass include/cutlass/gemm/kernel/gemm_splitk_parallel.h:112-115, 161-167, 235 (slices, "
-                "workspace stores), gemm/device/gemm_splitk_parallel.h:267 (workspace size), "
-                "reduction/kernel/reduce_split_k.h:194-240 (the reduction)"),
-        notes=(note("the first ", S_k - 1, " slices take ", sp.floor(sp.floor(K / B_K) / S_k),
-                    " K-steps, the last the rest; a slice with no K-steps still stores zero partials"),
-               note("partials: ", S_k * M * N, " FP32 elements written and read back (", code("bytes_workspace"),
-                    "); A, B and C are FP16"),
-               _OPERANDS_NOTE, _WAVES_NOTE))
+        parallel_counts(), dict(writes_ws="elements", reads_ws="elements", bytes_workspace="bytes",
+                                partial_tiles="tiles", ops_reduce="ops"),
+        ("NVIDIA/cutlass include/cutlass/gemm/kernel/gemm_splitk_parallel.h:112-115, 161-167, 235 (slices, "
+         "workspace stores), gemm/device/gemm_splitk_parallel.h:267 (workspace size), "
+         "reduction/kernel/reduce_split_k.h:194-240 (the reduction)"),
+        (note("the first ", S_k - 1, " slices take ", sp.floor(sp.floor(K / B_K) / S_k),
+              " K-steps, the last the rest; a slice with no K-steps still stores zero partials"),
+         note("partials: ", S_k * M * N, " FP32 elements written and read back (", code("bytes_workspace"),
+              "); A, B and C are FP16")))
 
 
 @defines("gemm.splitk.serial", "serial split-K (CUTLASS Gemm with SplitKSerial): the S_k slices of a tile add "
                                "into the output one after another under a semaphore")
 def splitk_serial():
-    t_m, t_n, t_kk = (sp.Dummy(n, integer=True, positive=True) for n in ("t_m", "t_n", "t_kk"))
-    return Model(
+    return _split_model(
         "gemm.splitk.serial", "serial split-K GEMM: each slice reads and rewrites the output tile in turn",
-        serial_counts(), params=(M, N, K, B_M, B_N, B_K, S_k, P),
-        units=dict(_UNITS_COMMON, reads_C="elements", fixups="tiles", ops_reduce="ops"),
-        divisible_subs={M: B_M * t_m, N: B_N * t_n, K: B_K * S_k * t_kk},
-        regime=_REGIME, asymptotic_quantity="total", defaults=dict(_DECODE),
-        source=("NVIDIA/cutlass include/cutlass/gemm/kernel/gemm.h:129-132 (slices), 273 (an empty slice skips its "
-                "main loop), 339-346 (D is the source of every later slice); "
-                "epilogue/thread/linear_combination.h:211-215 (beta = 1 after slice 0)"),
-        notes=(note("slice z takes K-steps [z c, min(t_k, (z + 1) c)) with c = ", sp.ceiling(sp.ceiling(K / B_K) / S_k)),
-               note("the output is the accumulator: ", (S_k - 1) * M * N, " FP16 elements read back and ",
-                    S_k * M * N, " written (the partial sums round to FP16 between slices)"),
-               "the semaphore (one int32 per tile, polled) is not counted",
-               _OPERANDS_NOTE, _WAVES_NOTE))
+        serial_counts(), dict(reads_C="elements", fixups="tiles", ops_reduce="ops"),
+        ("NVIDIA/cutlass include/cutlass/gemm/kernel/gemm.h:129-132 (slices), 273 (an empty slice skips its "
+         "main loop), 339-346 (D is the source of every later slice); "
+         "epilogue/thread/linear_combination.h:211-215 (beta = 1 after slice 0)"),
+        (note("slice z takes K-steps [z c, min(t_k, (z + 1) c)) with c = ", sp.ceiling(sp.ceiling(K / B_K) / S_k)),
+         note("the output is the accumulator: ", (S_k - 1) * M * N, " FP16 elements read back and ",
+              S_k * M * N, " written (the partial sums round to FP16 between slices)"),
+         "the semaphore (one int32 per tile, polled) is not counted"))
 
 
 @defines("gemm.streamk", "stream-K on P_s persistent CTAs (CUTLASS SM90 scheduler, data-parallel + stream-K "
