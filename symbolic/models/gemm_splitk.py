@@ -63,7 +63,7 @@ data-parallel and stream only the tail).  Counted as CUTLASS 3.x's SM90 schedule
   written and ``c - 1`` read.  Summed over tiles, ``fixups`` = the number of split points::
 
     fixups = sum_{g=1}^{u-1} [8 <= b_g mod t_k <= t_k - 8]
-    writes_ws = reads_ws = fixups B_M B_N  (FP32),    ops_fixup = fixups B_M B_N (adds)
+    writes_ws = reads_ws = fixups B_M B_N  (FP32; as many adds, one per partial element read)
 
   evaluated by floor sums (:func:`streamk_fixups`, O(log) steps at any size; ``[lo <= x mod t <= hi]
   = floor((x - lo)/t) - floor((x - hi - 1)/t)``).  The workspace holds ``sk_tiles`` tiles
@@ -260,18 +260,19 @@ def streamk_counts() -> dict:
     o = _operands()
     full = sp.floor(T / P_s)
     lo = MIN_ITERS_PER_SK_UNIT
-    sk = sp.Piecewise((0, sp.Or(sp.Eq(sp.Mod(T, P_s), 0), t_k <= lo)), (T - sp.Max(full - 1, 0) * P_s, True))
-    I = sk * t_k
-    u = sp.Min(P_s, sp.floor(I / lo))
+    # [P_s does not divide T] [t_k > 8] (T - max(w - 1, 0) P_s), the indicators as 0/1 integer expressions
+    quantized = sp.Min(1, sp.Mod(T, P_s))
+    splittable = sp.Min(1, sp.Max(0, t_k - lo))
+    sk = quantized * splittable * (T - sp.Max(full - 1, 0) * P_s)
+    u = sp.Min(P_s, sp.floor(sk * t_k / lo))
     fix = StreamKFixups(M, N, K, B_M, B_N, B_K, P_s)
     ws = fix * B_M * B_N
     waves_dp = sp.ceiling(T / P_s)
     return {"reads": o["reads_A"] + o["reads_B"] + ws, "writes": M * N + ws, **o,
             "writes_C": M * N, "writes_ws": ws, "reads_ws": ws,
             "tile_traffic": o["reads_A"] + o["reads_B"] + M * N,
-            "bytes": _E * (o["reads_A"] + o["reads_B"] + M * N) + _EP * 2 * ws, "bytes_workspace": _EP * 2 * ws,
-            "tiles": T, "sk_tiles": sk, "dp_tiles": T - sk, "sk_units": u, "sk_iters": I, "fixups": fix,
-            "ops_fixup": ws, "workspace": sk * B_M * B_N,
+            "bytes": _E * (o["reads_A"] + o["reads_B"] + M * N) + _EP * 2 * ws,
+            "tiles": T, "sk_tiles": sk, "sk_units": u, "fixups": fix, "workspace": sk * B_M * B_N,
             "waves_dp": waves_dp, "wave_efficiency_dp": T / (P_s * waves_dp)}
 
 
@@ -334,8 +335,7 @@ def streamk():
                         "split tiles fixed up through an FP32 workspace",
         streamk_counts(), params=(M, N, K, B_M, B_N, B_K, P_s),
         units=dict(_UNITS_COMMON, writes_ws="elements", reads_ws="elements", tile_traffic="elements",
-                   bytes_workspace="bytes", tiles="tiles", sk_tiles="tiles", dp_tiles="tiles", sk_units="CTAs",
-                   sk_iters="K-steps", fixups="tiles", ops_fixup="ops", workspace="elements", waves_dp="1",
+                   tiles="tiles", sk_tiles="tiles", sk_units="CTAs", fixups="tiles", workspace="elements", waves_dp="1",
                    wave_efficiency_dp="1"),
         regime=_REGIME, asymptotic_quantity="tile_traffic",
         defaults={"M": 3072, "N": 3072, "K": 4096, "B_M": 128, "B_N": 128, "B_K": 64, "P_s": 132},

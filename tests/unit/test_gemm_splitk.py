@@ -126,7 +126,7 @@ def test_streamk_hybrid_matches_cutlass_comment():
     # tile_scheduler_params.h (select_decomposition_mode): "sk_tiles = (waves <= 2) ? total_tiles :
     # (sm_count + (total_tiles % sm_count))"; 576 tiles on 132 SMs -> 132 + 48 = 180
     v = streamk.evaluate(M=3072, N=3072, K=4096, B_M=128, B_N=128, B_K=64, P_s=132)
-    assert v["sk_tiles"] == 132 + 576 % 132 and v["dp_tiles"] == 576 - 180
+    assert v["sk_tiles"] == 132 + 576 % 132 and v["tiles"] - v["sk_tiles"] == 576 - 180
     v = streamk.evaluate(M=1536, N=1024, K=4096, B_M=128, B_N=128, B_K=64, P_s=66)   # 96 tiles: < 2 waves
     assert v["sk_tiles"] == 96
 

@@ -58,8 +58,8 @@ _SPLITK_Q = ("reads", "writes", "reads_A", "reads_B", "flops", "flops_padded", "
 _SERIAL_Q = ("reads", "writes", "reads_A", "reads_B", "flops", "flops_padded", "writes_C", "reads_C", "bytes",
              "fixups", "ops_reduce", "ctas", "waves", "wave_steps", "wave_efficiency")
 _STREAMK_Q = ("reads", "writes", "reads_A", "reads_B", "flops", "flops_padded", "writes_C", "writes_ws", "reads_ws",
-              "tile_traffic", "bytes", "bytes_workspace", "tiles", "sk_tiles", "dp_tiles", "sk_units", "sk_iters",
-              "fixups", "ops_fixup", "workspace", "waves_dp", "wave_efficiency_dp")
+              "tile_traffic", "bytes", "tiles", "sk_tiles", "sk_units", "fixups", "workspace", "waves_dp",
+              "wave_efficiency_dp")
 
 
 def _split_grid(full):
