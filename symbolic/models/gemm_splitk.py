@@ -321,7 +321,8 @@ def splitk_serial():
         ("NVIDIA/cutlass include/cutlass/gemm/kernel/gemm.h:129-132 (slices), 273 (an empty slice skips its "
          "main loop), 339-346 (D is the source of every later slice); "
          "epilogue/thread/linear_combination.h:211-215 (beta = 1 after slice 0)"),
-        (note("slice z takes K-steps [z c, min(t_k, (z + 1) c)) with c = ", sp.ceiling(sp.ceiling(K / B_K) / S_k)),
+        (note("slice z starts at K-step z c and takes c = ", sp.ceiling(sp.ceiling(K / B_K) / S_k),
+              " of them (the last slices fewer, or none)"),
          note("the output is the accumulator: ", (S_k - 1) * M * N, " FP16 elements read back and ",
               S_k * M * N, " written (the partial sums round to FP16 between slices)"),
          "the semaphore (one int32 per tile, polled) is not counted"))
@@ -342,7 +343,7 @@ def streamk():
         source=("Osama, Merrill, Cecka, Garland, Owens, Stream-K, PPoPP 2023 (arXiv 2301.03598); NVIDIA/cutlass "
                 "include/cutlass/gemm/kernel/tile_scheduler_params.h:1065-1138 (stream-K tiles and units), "
                 "sm90_tile_scheduler_stream_k.hpp:814-890 (unit boundaries), 425-552 (fixup)"),
-        notes=(note("DecompositionMode::StreamK, 1x1 clusters, one group of stream-K units (CUTLASS may use up to 8 "
+        notes=(note("DecompositionMode::StreamK, clusters of one CTA, one group of stream-K units (CUTLASS may use up to 8 "
                     "groups for L2 locality); the data-parallel tiles keep whole K loops"),
                note(code("fixups"), ": split points, one FP32 ", B_M * B_N, "-element tile written and one read each "
                     "(the first peer stores, middle peers read-add-store, the final peer reads)"),

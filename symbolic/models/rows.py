@@ -104,7 +104,7 @@ _OPS_NOTE = note(code("ops"), ": one per elementwise add, subtract, multiply, di
 _UNITS = {"ops": "ops", "exps": "ops", "rsqrts": "ops", "bytes": "bytes", "launches": "kernels",
           "ratio_unfused": "1", "reads_x": "elements", "reads_w": "elements", "reads_r": "elements",
           "reads_cache": "elements", "reads_pos": "elements"}
-_TUTORIAL = "triton-lang/triton python/tutorials/02-fused-softmax.py (commit fd237c7)"
+_TUTORIAL = "triton-lang/triton python/tutorials/02-fused-softmax.py at commit fd237c7"
 _VLLM_NORM = "vllm-project/vllm csrc/layernorm_kernels.cu (commit 0112cf2)"
 
 
@@ -120,7 +120,7 @@ def softmax_naive():
                  {"reads": reads, "writes": writes, "ops": _softmax_ops(), "exps": M * N,
                   "bytes": _ES * (reads + writes), "launches": sp.Integer(5)},
                  params=(M, N), units=_UNITS, defaults={"M": 4096, "N": 4096},
-                 source=_TUTORIAL + ":41-58, the total at line 57",
+                 source=_TUTORIAL + ", lines 41-58 (the total at line 57)",
                  notes=(note("the tutorial's count, line by line: max ", M * N, " in, ", M, " out; subtract ",
                              M * N + M, " in, ", M * N, " out; exp; sum; divide"), _OPS_NOTE,
                         "FP32 tensors, as the tutorial's benchmark"))
@@ -135,7 +135,7 @@ def softmax_fused():
                   "bytes": _ES * (reads + writes), "launches": sp.Integer(1),
                   "ratio_unfused": unfused / (reads + writes)},
                  params=(M, N), units=_UNITS, defaults={"M": 4096, "N": 4096},
-                 source=_TUTORIAL + ":83-108 (softmax_kernel), :67 (the ratio (8MN + 4M) / 2MN)",
+                 source=_TUTORIAL + ", lines 83-108 (the kernel) and 67 (the tutorial's ratio of the two)",
                  notes=(note(code("ratio_unfused"), ": softmax.naive's traffic over this kernel's, ",
                              unfused / (2 * M * N), " (the tutorial's ~4x)"), _OPS_NOTE))
 
