@@ -17,7 +17,7 @@ from base.validate import positive_int
 
 from .hardware import GPU, get_hardware
 
-__all__ = ["Roofline", "roofline", "peak_flops"]
+__all__ = ["Roofline", "roofline", "peak_flops", "own_bytes"]
 
 
 def peak_flops(hw: GPU, dtype: str) -> int:
@@ -39,6 +39,9 @@ class Roofline:
     bytes: int
     peak: int
     bandwidth: int
+    #: where ``bytes`` came from: ``"the model's bytes"`` (each tensor at its own type), or
+    #: ``"total x 2 B (fp16)"`` for a model that counts elements only
+    bytes_from: str = ""
 
     @property
     def t_compute(self) -> Fraction:
@@ -63,12 +66,26 @@ class Roofline:
         return Fraction(self.flops, self.bytes) if self.bytes else Fraction(0)
 
 
+def own_bytes(model) -> bool:
+    """Does ``model`` state its own HBM bytes (a ``bytes`` quantity in bytes: partials in FP32, page tables
+    in int32, scales beside payloads)?  Then that is its traffic, not its elements times one type's size."""
+    return "bytes" in model.all_quantities and model.unit("bytes") in ("bytes", "B")
+
+
 def roofline(model, point: Mapping[str, int], hw="A100", dtype="fp16", copies: int = 1) -> Roofline:
-    """Roofline of ``copies`` independent instances (e.g. batch x heads) of an IO model at a point."""
+    """Roofline of ``copies`` independent instances (e.g. batch x heads) of an IO model at a point.
+
+    The bytes are the model's own ``bytes`` where it states them (:func:`own_bytes`: split-KV decode's FP32
+    partials and int32 tables, a block-scaled GEMM's scales); otherwise its ``total`` elements times the
+    size of ``dtype``.  ``dtype`` always picks the tensor peak."""
     gpu = get_hardware(hw)
     copies = positive_int("copies", copies)
     v = model.evaluate(**point)
-    if "flops" not in v or "total" not in v:
-        raise BadInput("model", f"{model.name} has no flops/total to put on a roofline")
-    return Roofline(v["flops"] * copies, v["total"] * element_bytes(dtype) * copies, peak_flops(gpu, dtype),
-                    gpu.hbm_bytes_per_s)
+    if "flops" not in v or ("total" not in v and "bytes" not in v):
+        raise BadInput("model", f"{model.name} has no flops and bytes to put on a roofline")
+    if own_bytes(model):
+        moved, source = v["bytes"], "the model's bytes"
+    else:
+        size = element_bytes(dtype)
+        moved, source = v["total"] * size, f"total x {size} B ({dtype})"
+    return Roofline(v["flops"] * copies, moved * copies, peak_flops(gpu, dtype), gpu.hbm_bytes_per_s, source)

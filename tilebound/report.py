@@ -106,7 +106,9 @@ def sweep_table(model, vary: Mapping[str, list], at: Mapping, quantities: Sequen
     main = qs[0] if quantities else model.main_quantity
     per_exprs = [per_expression(model, p, main) for p in pers]
     per_fns = [compile_per(e, p) for e, p in zip(per_exprs, pers)]
-    nbytes = element_bytes(dtype) if dtype else None
+    from symbolic.roofline import own_bytes
+    # a model that states its own bytes is not re-priced at one type (ask for -q bytes instead)
+    nbytes = element_bytes(dtype) if dtype and not own_bytes(model) else None
     points = sweep_points(vary)
 
     headers: list = [tied(k)[0] if len(tied(k)) == 1 else tied_note(model, tied(k)) for k in vary] + qs
@@ -147,20 +149,23 @@ def sweep(model, vary: Mapping[str, list], at: Mapping | None = None, **options)
 
 
 def values_table(model, pt: Mapping, dtype: str = "fp16"):
-    """Exact values of every quantity at ``pt``, in human units, and element counts in bytes."""
+    """Exact values of every quantity at ``pt``, in human units.  For a model that counts elements only,
+    element counts are also shown in bytes at ``dtype`` (the column says which); a model that states its own
+    ``bytes`` (each tensor at its own type) is not re-priced: its byte quantities are the bytes."""
     from base.dtypes import element_bytes
     from printing.tables import Exact, Measure, Table
+    from symbolic.roofline import own_bytes
 
     nbytes = element_bytes(dtype)
     vals = model.evaluate(**pt)
-    any_elements = any(_is_elements(model.unit(q)) for q in vals)
+    priced = not own_bytes(model) and any(_is_elements(model.unit(q)) for q in vals)
     rows = []
     for q, v in vals.items():
         unit = model.unit(q)
         row = [q, Exact(v), "" if unit == "1" else unit]
-        if any_elements:
+        if priced:
             row.append(v * nbytes if _is_elements(unit) else None)
-        if _is_elements(unit):
+        if _is_elements(unit) and priced:
             row.append(Measure(v * nbytes, "B"))
         elif _is_bytes(unit):
             row.append(Measure(v, "B"))
@@ -171,15 +176,18 @@ def values_table(model, pt: Mapping, dtype: str = "fp16"):
         else:
             row.append(None)
         rows.append(tuple(row))
-    headers = ("quantity", "exact", "unit") + ((f"bytes ({dtype})",) if any_elements else ()) + ("≈",)
-    return Table(headers, tuple(rows))
+    headers = ("quantity", "exact", "unit") + ((f"bytes (all at {dtype})",) if priced else ()) + ("≈",)
+    notes = (("bytes: the model's own, each tensor at its own element type; elements are not re-priced",)
+             if own_bytes(model) else ())
+    return Table(headers, tuple(rows), notes=notes)
 
 
 def roofline_of(model, pt: Mapping, hw, dtype: str, copies: int = 1):
-    """The roofline record; ``None`` for a model without flops and element counts; a one-line
-    reason (a string) where the hardware table has no peak for ``dtype``."""
-    from symbolic.roofline import roofline
-    if not ({"flops", "total"} <= set(model.all_quantities) and _is_elements(model.unit("total"))):
+    """The roofline record; ``None`` for a model without flops and bytes (its own, or element counts); a
+    one-line reason (a string) where the hardware table has no peak for ``dtype``."""
+    from symbolic.roofline import own_bytes, roofline
+    q = set(model.all_quantities)
+    if "flops" not in q or not (own_bytes(model) or ("total" in q and _is_elements(model.unit("total")))):
         return None
     try:
         return roofline(model, pt, hw, dtype, copies)
@@ -198,7 +206,8 @@ def roofline_table(rl, hw, dtype: str, copies: int = 1):
                    Measure(rl.time, "s"), rl.bound),),
                  caption=(f"{copies:,} independent copies (batch x heads), " if copies != 1 else "")
                  + f"roofline on {hw.name}, {dtype}: peak {fmt_si(rl.peak, 'FLOP/s')}, "
-                   f"HBM {fmt_si(rl.bandwidth, 'B/s', 4)}, intensity {fmt_si(rl.intensity, 'FLOP/B')}")
+                   f"HBM {fmt_si(rl.bandwidth, 'B/s', 4)}, intensity {fmt_si(rl.intensity, 'FLOP/B')}; "
+                   f"bytes: {rl.bytes_from}")
 
 
 def default_sweep(model, at: Mapping | None = None):

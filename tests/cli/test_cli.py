@@ -134,7 +134,7 @@ def test_show_roofline(capsys, toys):
 def test_show_uses_defaults_and_dtype(capsys, toys):
     rc, out, _ = run(capsys, "show", "toy.halo", "--at", "N=100", "--dtype", "fp32")   # B defaults to 32
     assert rc == 0
-    assert "bytes (fp32)" in out
+    assert "bytes (all at fp32)" in out
     assert _value_rows(out)["total"][1:4] == ["208", "elements", "832"]
     assert "no roofline: dtype: no fp32 tensor-core peak" in out
 
