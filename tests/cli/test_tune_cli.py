@@ -228,3 +228,25 @@ def test_the_docs_commands_draw_into_scratch_and_make_figures_redraws_the_tracke
         assert (ROOT / tracked).exists() and f"]({Path(plot).name})" in page          # the page shows it
         want = [a if a != plot else tracked for a in argv[1:]]
         assert mf.FIGURES[tracked] == want
+
+
+# ------------------------------------------------------------------------ --space splitk (issue 20)
+def test_space_splitk_prints_the_split_k_spaces_choice_per_shape(capsys):
+    """The CLI's wiring: one row per shape with the API's choice (tuning.splitk_space.best_splitk, whose time
+    model tests/unit/test_gemm_splitk_space.py checks); the data-parallel space is untouched by the option."""
+    from tilebound.cli import main
+    from tuning.splitk_space import best_splitk
+    assert main(["tune", "--space", "splitk", "--shape", "1,1024,4096", "--shape", "16,28672,4096"]) == 0
+    out = capsys.readouterr().out
+    for shape in ((1, 1024, 4096), (16, 28672, 4096)):
+        row = next(ln for ln in out.splitlines() if ln.startswith("x".join(map(str, shape)) + " "))
+        assert row.split()[1] == str(best_splitk(*shape, "H100").S_k)
+        assert str(best_splitk(*shape, "H100").best.config) in row
+
+
+@pytest.mark.parametrize("flag", [["--buckets"], ["--learned"], ["--per-shape"], ["--plot", "/tmp/x.png"]])
+def test_space_splitk_refuses_the_score_tables_options(capsys, flag):
+    from tilebound.cli import main
+    assert main(["tune", "--space", "splitk", *flag]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--space splitk" in err

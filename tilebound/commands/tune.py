@@ -55,6 +55,10 @@ def add_arguments(s) -> None:
                                                           "each shape's slowdown against its own optimum")
     s.add_argument("--learned", action="store_true", help="train the learned cost model and report its rank "
                                                           "quality on shapes it has not seen")
+    s.add_argument("--space", choices=("gemm", "splitk"), default="gemm",
+                   help="the schedule space: gemm (the six knobs, 6000 configs; the default) or splitk (those "
+                        "times S_k in 1,2,3,4,6,8,16: the time model's best split-K config per shape against "
+                        "the best data-parallel one; default shapes: decode GEMMs of Llama-3-8B)")
     s.add_argument("--format", choices=FORMATS, default="text")
 
 
@@ -360,7 +364,33 @@ def _run_learned(args, out) -> int:
     return 0
 
 
+def _run_splitk(args, out) -> int:
+    """``--space splitk``: per shape, the split-K space's fastest config and the data-parallel optimum."""
+    from printing.tables import Measure, Table
+    from tuning.learned import gpu_constants
+    from tuning.splitk_space import DECODE_SHAPES, splitk_table
+
+    k = gpu_constants(args.gpu)
+    shapes = [sh.mnk for sh in _shapes(args, "course")] if (args.shape or args.shapes) else list(DECODE_SHAPES)
+    rows = []
+    for c in splitk_table(shapes, k.hw.name):
+        rows.append(("x".join(map(str, c.shape)), c.S_k, str(c.best.config), Measure(c.time, "s"), str(c.dp_best),
+                     Measure(c.dp_time, "s"), f"{c.dp_time / c.time:.2f}x"))
+    table = Table(("shape M x N x K", "S_k", "best split-K config", "time", "best data-parallel config", "time",
+                   "speed-up"), tuple(rows),
+                  caption=f"{k.hw.name}: the split-K space's choice by the time model (tuning.splitk_space; S_k = 1 "
+                          "is data-parallel)")
+    _render(table, args.format, out)
+    return 0
+
+
 def run(args, out) -> int:
+    if args.space == "splitk":
+        for flag, given in (("buckets", args.buckets), ("learned", args.learned), ("plot", args.plot is not None),
+                            ("per-shape", args.per_shape), ("cache", args.cache is not None)):
+            if given:
+                raise BadInput(flag, "applies to the gemm space's strategy scores, not to --space splitk")
+        return _run_splitk(args, out)
     if args.buckets and args.learned:
         raise BadInput("buckets", "give --buckets or --learned, not both")
     if args.buckets or args.learned:
