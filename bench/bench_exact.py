@@ -46,6 +46,14 @@ SIZES = (
     ("latency.pipeline*", ("n",)),
     ("latency.pingpong", ("n",)),
     ("lab.softmax.*", ("R", "C")),
+    ("moe.*", ("T", "N", "K")),                    # tokens and the expert GEMM's sizes; E, k and blocks kept
+    ("gemm.scaled.*", ("M", "N", "K")),
+    ("gemm.splitk*", ("M", "N", "K")),             # splits and programs per wave kept
+    ("gemm.streamk", ("M", "N", "K")),             # persistent CTAs kept
+    ("softmax.*", ("M", "N")),
+    ("norm.*", ("M", "N")),
+    ("act.*", ("M", "N")),
+    ("rope.*", ("T",)),                            # tokens; heads and head dim kept
     ("gemm.resources", ()),                        # blocks and stages only
     ("gemm.cosma", ()),
     ("latency.littles_law", ()),                   # rates and a latency: no size
