@@ -44,7 +44,7 @@ from typing import Callable, Optional, Sequence
 
 from .errors import BadInput
 
-__all__ = ["run", "ArgumentParser", "Output", "OutputError", "silence_stdout", "say", "progress",
+__all__ = ["run", "ArgumentParser", "Output", "OutputError", "silence_stdout", "say", "one_line", "progress",
            "Progress", "EXIT_BAD_INPUT", "EXIT_OUTPUT", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE", "SHOW_AFTER"]
 
 EXIT_BAD_INPUT = 2
@@ -105,10 +105,16 @@ class ArgumentParser(argparse.ArgumentParser):
         raise BadInput(where, message)
 
 
+def one_line(text: str) -> str:
+    """``text`` with every character that is not printable (a newline, ``\\r``, ``\\x85``, ``\\u2028``, a
+    control character from the user's input) written as its Python escape, so it stays on one line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def say(prog: str, message: str) -> None:
-    """One line ``prog: message`` on stderr; a stderr that cannot be written is let be."""
+    """One line ``prog: message`` on stderr (see :func:`one_line`); a stderr that cannot be written is let be."""
     try:
-        sys.stderr.write(f"{prog}: {message}\n")
+        sys.stderr.write(f"{prog}: {one_line(message)}\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass

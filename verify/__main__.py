@@ -36,7 +36,8 @@ def _count(flag: str, least: int, most: int):
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"an integer from {least:,} to {most:,}, got {text!r}") from None
+            shown = text if len(text) <= 40 else text[:40] + "..."
+            raise argparse.ArgumentTypeError(f"an integer from {least:,} to {most:,}, got {shown!r}") from None
         if not least <= value <= most:
             raise argparse.ArgumentTypeError(f"an integer from {least:,} to {most:,}, got {value:,}")
         return value

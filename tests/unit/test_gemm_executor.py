@@ -140,8 +140,8 @@ def test_verify_gemm_pinned_points_agree():
 
 
 def test_verify_gemm_reports_what_it_measured(capsys):
-    from verify.gemm import main
-    assert main(["--draws", "5", "--seed", "3"]) == 0
+    from verify.gemm import l2_report
+    assert l2_report(draws=5, seed=3) == 0
     out = capsys.readouterr().out
     counts = re.findall(r"== simulation at ([\d,]+) of ([\d,]+) points", out)
     assert len(counts) == 2 and all(a == b for a, b in counts) and counts[1] == ("5", "5")
