@@ -17,7 +17,7 @@ each figure is:
 On the H100/H200 a step never overflows the 50 MB L2: a wave's step is at most ``P (B_M + B_N) B_K`` elements,
 ``P`` = SMs x co-resident blocks, and the blocks' shared memory holds ``(B_M + B_N) B_K`` elements per stage
 each, so a step is at most 132 x 228 KiB / 2 bytes = 15.4 M elements < 25 M.  ``verify``'s
-``gemm.l2.time_model`` property checks each figure against its claim; ``python -m verify.gemm`` prints
+``gemm.l2.time_model`` property checks each figure against its claim; ``python -m verify --l2-draws N`` prints
 the sweep.
 
 Parameters are the models': ``M, N, K, B_M, B_N, B_K``, ``G_M`` (Triton's GROUP_M), ``P`` (programs per wave),

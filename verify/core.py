@@ -186,16 +186,20 @@ def hypothesis_available() -> bool:
     return True
 
 
-def run_check(check: Check, full: bool = False, seed: int = 0, use_hypothesis: bool = True) -> Report:
+def run_check(check: Check, full: bool = False, seed: int = 0, use_hypothesis: bool = True,
+              on_point: Optional[Callable[[Report], None]] = None) -> Report:
     """Evaluate the check over its grid and (when it has a strategy) ``draws`` hypothesis points.
 
     Hypothesis runs derandomised from ``seed`` so a sweep is reproducible; it shrinks a failing point
-    to a small one before it is reported.
+    to a small one before it is reported.  ``on_point(report)``, when given, is called after each
+    counted point (a progress display; the shrinking re-runs are not counted).
     """
     report = Report(check.name)
+    tick = on_point if on_point is not None else (lambda r: None)
     t0 = time.perf_counter()
     for point in check.grid(full):
         _one(check, point, report)
+        tick(report)
     if use_hypothesis and check.strategy is not None and hypothesis_available():
         from hypothesis import HealthCheck, given, settings
         from hypothesis import seed as hseed
@@ -216,6 +220,8 @@ def run_check(check: Check, full: bool = False, seed: int = 0, use_hypothesis: b
             # evaluations go to a scratch report, so the sweep counts one failure, the smallest
             target = Report(check.name) if failed else report
             ok = _one(check, point, target)
+            if target is report:
+                tick(report)
             if not ok:
                 failed.append(target.failures.pop())
                 raise AssertionError(failed[-1].message)

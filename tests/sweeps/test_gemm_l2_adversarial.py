@@ -5,7 +5,7 @@ where the old estimate broke its stated bound (issue 10), and the course's real 
 
 The default run draws 400 points; ``-m slow`` adds the 20,000-point sweep (about three minutes) and the
 real shapes, and 3,000 points for the count by classes of waves (what answers beyond 16,384 waves), drawn
-where its classes stand for more waves than they hold.  ``python -m verify.gemm --draws N --seed S`` prints the same comparison.
+where its classes stand for more waves than they hold.  ``python -m verify --l2-draws N --seed S`` prints the same comparison.
 """
 
 import random

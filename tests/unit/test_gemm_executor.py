@@ -130,9 +130,9 @@ def test_l2_result_has_no_hit_rate():
 def test_verify_gemm_pinned_points_agree():
     """verify.gemm's pinned points (issue 10's failures, each pinned tiling at its regimes' edges): the
     exact LRU count equals the simulation; the checks' default sweeps run in tests/sweeps/."""
-    from verify.checks.gemm import _lru_grid
+    from verify.checks.gemm import lru_grid
     from verify.gemm import compare
-    pts = _lru_grid(False)
+    pts = lru_grid(False)
     assert len(pts) >= 30
     for p in pts:
         exact, sim = compare(p)
@@ -140,8 +140,8 @@ def test_verify_gemm_pinned_points_agree():
 
 
 def test_verify_gemm_reports_what_it_measured(capsys):
-    from verify.gemm import main
-    assert main(["--draws", "5", "--seed", "3"]) == 0
+    from verify.gemm import l2_report
+    assert l2_report(draws=5, seed=3) == 0
     out = capsys.readouterr().out
     counts = re.findall(r"== simulation at ([\d,]+) of ([\d,]+) points", out)
     assert len(counts) == 2 and all(a == b for a, b in counts) and counts[1] == ("5", "5")

@@ -26,8 +26,8 @@ absolute ``capacity``).
 * ``gemm.l2.lru`` - the exact LRU count (model ``gemm.l2.lru``, :mod:`symbolic.gemm_lru`) equals the
   simulation, at the points where the old estimate broke its bound (:data:`L2_ESTIMATE_FAILURES`), the
   pinned points at the edges of their regimes, and adversarial draws (:func:`adversarial_l2_point`:
-  capacities within 5 % of the footprints where LRU's decisions flip); ``python -m verify.gemm
-  --draws N --seed S`` runs N of them, ``tests/sweeps/test_gemm_l2_adversarial.py`` 20,000.
+  capacities within 5 % of the footprints where LRU's decisions flip); ``python -m verify --l2-draws N
+  --seed S`` runs N of them, ``tests/sweeps/test_gemm_l2_adversarial.py`` 20,000.
 * ``gemm.l2.lru.classes`` (a Property) - the same count by classes of waves (:mod:`symbolic.wave_classes`,
   what answers beyond 16,384 waves) equals the simulation at points where the classes stand for more
   waves than they hold (:func:`classes_l2_point`: big groups, many small groups, ``G_M`` beyond ``t_m``).
@@ -197,7 +197,7 @@ L2_KEYS = ("M", "N", "K", "B_M", "B_N", "B_K", "G_M", "P")
 #: (M, N, K, B_M, B_N, B_K, G_M, P, capacity) -> simulated HBM reads
 L2_ESTIMATE_FAILURES = {
     (1936, 784, 128, 32, 128, 64, 1, 15, 111_296): 348_160,    # all of B stays: exactly M K + K N (9.35x)
-    (109, 132, 26, 16, 32, 16, 1, 5, 3_851): 26_234,           # worst of `verify.gemm --draws 4000 --seed 1` (4.19x)
+    (109, 132, 26, 16, 32, 16, 1, 5, 3_851): 26_234,           # worst of `verify --l2-draws 4000 --seed 1` (4.19x)
     (144, 70, 126, 32, 4, 16, 4, 4, 16_650): 230_732,          # worst of `--seed 2` (6.45x)
 }
 
@@ -396,7 +396,8 @@ def _near_a_flip(rng, p) -> dict:
     return dict(p, capacity=max(cap, sf))
 
 
-def _lru_grid(full):
+def lru_grid(full):
+    """The points of ``gemm.l2.lru``: issue 10's failures, each pinned tiling at its regimes' edges (``full``: 300 adversarial more)."""
     pts = [dict(zip(L2_KEYS + ("capacity",), t)) for t in L2_ESTIMATE_FAILURES]
     for t in L2_POINTS:                              # each pinned point at the edges of its regimes
         p = dict(zip(L2_KEYS, t))
@@ -422,7 +423,7 @@ def _seeded(point):
 
 
 l2_lru_check = Check(
-    model=l2_lru, name="gemm.l2.lru", quantities=("hbm_reads_lru",), execute=_lru_execute, grid=_lru_grid,
+    model=l2_lru, name="gemm.l2.lru", quantities=("hbm_reads_lru",), execute=_lru_execute, grid=lru_grid,
     strategy=_seeded(adversarial_l2_point), draws=60, draws_full=400, size=_l2_size,
     description="the exact LRU count == the LRU simulation, at capacities within 5% of the footprints where "
                 "its decisions flip (tests/sweeps/test_gemm_l2_adversarial.py: 20,000 points)")
@@ -485,7 +486,7 @@ def _time_model_holds(p):
 
 
 l2_time_model = Property(
-    name="gemm.l2.time_model", model=l2_lru, holds=_time_model_holds, grid=_lru_grid,
+    name="gemm.l2.time_model", model=l2_lru, holds=_time_model_holds, grid=lru_grid,
     strategy=_seeded(adversarial_l2_point), draws=30, draws_full=150, size=_l2_size,
     description="tuning.l2_estimate.hbm_reads_many: each figure exact (== LRU) or the upper bound it says it is")
 
