@@ -175,6 +175,21 @@ def _status_of(exc: SystemExit, prog: str) -> int:
     return 1
 
 
+def show_after() -> float:
+    """Seconds before a bar is shown: :data:`SHOW_AFTER`, or ``TILEBOUND_PROGRESS_AFTER`` from the environment
+    (a number ``>= 0``; ``0`` shows a bar at once, as the terminal test does whatever the machine's speed)."""
+    text = os.environ.get("TILEBOUND_PROGRESS_AFTER")
+    if text is None:
+        return SHOW_AFTER
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise BadInput("TILEBOUND_PROGRESS_AFTER", f"seconds >= 0, got {text!r}")
+    return value
+
+
 class Progress:
     """The progress of ``total`` steps (checks, points): :meth:`advance` after each, :meth:`note` for the
     figures beside the bar (``points=9,974``); a context manager that clears the bar on exit.  Build it
@@ -230,5 +245,5 @@ def progress(total: int, what: str, unit: str = "step", stream=None) -> Progress
     class _Bar(tqdm):
         monitor_interval = 0               # no monitor thread: a process pool may fork while a bar is open
 
-    return Progress(_Bar(total=total, desc=what, unit=unit, file=stream, delay=SHOW_AFTER, leave=False,
+    return Progress(_Bar(total=total, desc=what, unit=unit, file=stream, delay=show_after(), leave=False,
                          dynamic_ncols=True, mininterval=0.25, miniters=0))   # miniters=0: update(0) redraws

@@ -16,19 +16,19 @@ Errors: bad input anywhere is :class:`~base.errors.BadInput`, printed as one lin
 ``tilebound: <param>: <problem>`` with exit status 2 (argparse's own errors too); any other exception
 is a bug and shows its traceback.  A plugin (a model, check, listing or command module) that fails to
 import is a :class:`~base.discovery.PluginError`: one line naming it, and under ``--debug`` (before or
-after the subcommand) the plugin's own traceback first.  Ctrl-C exits quietly with 130, a closed pipe with
-141, and an output stream that cannot be written (a full disk, ``--help > /dev/full`` too) with one line
-and 1.
+after the subcommand) the plugin's own traceback first.  Ctrl-C exits with 130 and ``tilebound:
+interrupted``, a closed pipe quietly with 141, and an output stream that cannot be written (a full disk,
+``--help > /dev/full`` too) with one line and 1: :func:`base.console.run`, shared with ``python -m verify``.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import traceback
 from typing import Sequence
 
+from base import console
 from base.errors import BadInput
 
 from . import commands
@@ -38,44 +38,15 @@ __all__ = ["main", "build_parser", "PROG"]
 PROG = "tilebound"
 
 
-class _OutputError(Exception):
-    """Writing to the output stream failed (not bad input: a full disk, a closed descriptor)."""
-
-
-def _writing(action):
-    """Run ``action()``; a failing write other than a closed pipe becomes :class:`_OutputError`."""
-    try:
-        return action()
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        raise _OutputError(exc) from None
-
-
-class _Output:
-    """The output stream, with a failing write (other than a closed pipe) raised as :class:`_OutputError`."""
-
-    def __init__(self, stream):
-        self.stream = stream
-        self.encoding = getattr(stream, "encoding", None)
-
-    def write(self, text: str) -> None:
-        _writing(lambda: self.stream.write(text))
-
-    def flush(self) -> None:
-        _writing(self.stream.flush)
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # argparse would print its usage block and exit; we raise one line
-        where = self.prog.split()[-1] if " " in self.prog else "usage"
-        raise BadInput(where, message)
+class _Parser(console.ArgumentParser):
+    """One-line usage errors (:class:`base.console.ArgumentParser`); ``--help`` text whose write fails is not
+    swallowed, as argparse would (``> /dev/full`` exited 0)."""
 
     def _print_message(self, message, file=None):
-        """``--help`` and ``--version`` text; argparse would swallow a failing write (``> /dev/full`` exited 0)."""
         if message:
             stream = file or sys.stderr
-            _writing(lambda: (stream.write(message), stream.flush()))
+            stream.write(message)
+            stream.flush()
 
 
 # ----------------------------------------------------------------------------------- parser
@@ -101,46 +72,23 @@ def _debug_asked(argv: Sequence[str]) -> bool:
     return "--debug" in (argv[:argv.index("--")] if "--" in argv else argv)
 
 
-def _silence_stdout() -> None:
-    """Point the stdout descriptor at /dev/null so that the interpreter's final flush stays quiet."""
+def _main(argv: Sequence[str]) -> int:
+    debug = _debug_asked(argv)
     try:
-        fd = sys.stdout.fileno()
-    except (AttributeError, OSError, ValueError):
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, fd)
-    os.close(devnull)
+        args = build_parser().parse_args(argv)
+        return args.command_object.run(args, sys.stdout)
+    except BadInput as exc:
+        if debug and exc.__cause__ is not None:      # a plugin's own traceback, then the one line
+            traceback.print_exception(exc, file=sys.stderr)
+        raise
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 bad input, 130 Ctrl-C, 141 closed pipe,
-    1 output not writable).  Any other exception is a bug and propagates with its traceback."""
+    1 output not writable), through :func:`base.console.run`, the care ``python -m verify`` shares.  Any
+    other exception is a bug and propagates with its traceback."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    debug = _debug_asked(argv)
     stream = sys.stdout
     if not commands.unicode_ok(stream) and hasattr(stream, "reconfigure"):
         stream.reconfigure(errors="replace")   # belt and braces: the ascii target writes no Unicode
-    out = _Output(stream)
-    try:
-        try:
-            args = build_parser().parse_args(argv)
-        except SystemExit as exc:               # --help, --version: their text written and flushed
-            return exc.code if isinstance(exc.code, int) else 0
-        status = args.command_object.run(args, out)
-        out.flush()
-        return status
-    except BadInput as exc:
-        if debug and exc.__cause__ is not None:
-            traceback.print_exception(exc, file=sys.stderr)
-        sys.stderr.write(f"{PROG}: {exc}\n")
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:                     # `tilebound list | head`: stop quietly
-        _silence_stdout()
-        return 141
-    except _OutputError as exc:
-        _silence_stdout()
-        err = exc.args[0]
-        sys.stderr.write(f"{PROG}: output: cannot write: {getattr(err, 'strerror', None) or err}\n")
-        return 1
+    return console.run(_main, PROG, argv)

@@ -366,8 +366,8 @@ class _Failing:
     (OSError(errno.ENOSPC, "No space left on device"), 1, "tilebound: output: cannot write: No space left on device"),
 ], ids=["closed pipe", "full disk"])
 def test_output_stream_errors_exit_quietly(monkeypatch, capsys, exc, status, err_line):
-    import tilebound.cli as cli
-    monkeypatch.setattr(cli, "_silence_stdout", lambda: None)
+    from base import console
+    monkeypatch.setattr(console, "silence_stdout", lambda: None)
     monkeypatch.setattr(sys, "stdout", _Failing(exc))
     rc = main(["list"])
     err = capsys.readouterr().err
@@ -375,14 +375,15 @@ def test_output_stream_errors_exit_quietly(monkeypatch, capsys, exc, status, err
     assert (err == "") if err_line is None else (err == err_line + "\n")
 
 
-def test_ctrl_c_exits_130_quietly(monkeypatch, capsys):
+def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
+    """Ctrl-C: 130 (128 + SIGINT) and one line, as python -m verify does (base.console.run, shared)."""
     from tilebound import commands
 
     def interrupted(args, out):
         raise KeyboardInterrupt
     monkeypatch.setattr(commands, "commands", lambda: {"list": commands.Command("list", "", lambda s: None, interrupted)})
     assert main(["list"]) == 130
-    assert capsys.readouterr().err == ""
+    assert capsys.readouterr().err == "tilebound: interrupted\n"
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")

@@ -154,11 +154,15 @@ def test_full_disk_is_one_line_naming_the_output(args):
 
 @pytest.mark.parametrize("jobs, after", [("1", 1.0), ("2", 1.0), ("2", 3.0)])
 def test_ctrl_c(jobs, after):
-    """SIGINT to verify (a run of many seconds) after 1 s, and after 3 s (the workers are running by
-    then): status 130, one line.  The whole process group gets it, as a terminal's Ctrl-C does, and no
-    worker is left behind."""
+    """SIGINT to verify (a run of many seconds) 1 s after it has started checking (its first line is out),
+    and 3 s after (the workers are running by then): status 130, one line.  The whole process group gets it, as
+    a terminal's Ctrl-C does, and no worker is left behind.  Waiting for the first line, not a fixed time,
+    keeps the signal out of the interpreter's start-up on a loaded machine."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     p = subprocess.Popen([*PY, "--jobs", jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         cwd=ROOT, start_new_session=True)
+                         cwd=ROOT, start_new_session=True, env=env)
+    first = p.stdout.readline()
+    assert first.startswith("verify: "), first
     time.sleep(after)
     os.killpg(p.pid, signal.SIGINT)
     out, err = p.communicate()
@@ -314,11 +318,14 @@ def _drain(master) -> bytes:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
 def test_progress_on_a_terminal_only():
-    """With stderr on a terminal, a run of some seconds (the GEMV listing's walk) draws a bar: checks done
+    """With stderr on a terminal, a run (the GEMV listing's walk; the bar is asked for at once, so its
+    length does not matter) draws a bar: checks done
     of the total, the points, elapsed and an estimate ('<').  Off a terminal nothing: the fuzz below and
     every run of these tests with stderr on a pipe find stderr empty."""
     master, slave = _pty_with_size()
-    p = subprocess.Popen([*PY, "--model", "gemv.tiled.listing"], stdout=subprocess.PIPE, stderr=slave, cwd=ROOT)
+    env = {**os.environ, "TILEBOUND_PROGRESS_AFTER": "0"}         # at once: the run's length is the machine's
+    p = subprocess.Popen([*PY, "--model", "gemv.tiled.listing"], stdout=subprocess.PIPE, stderr=slave, cwd=ROOT,
+                         env=env)
     os.close(slave)
     shown = _drain(master).decode("utf-8", "replace")
     p.stdout.read()
