@@ -94,7 +94,7 @@ def sweep_table(model, vary: Mapping[str, list], at: Mapping, quantities: Sequen
     from base.dtypes import element_bytes
     from printing.content import joined, point_note, quantity, tied_note
     from printing.tables import Measure, Table
-    from symbolic.notes import note
+    from symbolic.notes import code, note
 
     from .per import compile_per, per_expression
 
@@ -135,7 +135,7 @@ def sweep_table(model, vary: Mapping[str, list], at: Mapping, quantities: Sequen
         rows.append(tuple(row))
     first = expand({k: vs[0] for k, vs in vary.items()})
     fixed = {k: v for k, v in point(model, {**at, **first}).items() if k not in first}
-    caption = note(f"{model.name}: ") + joined([quantity(q) for q in qs], ", ")     # a note: math as math
+    caption = note(code(model.name), ": ") + joined([quantity(q) for q in qs], ", ")     # math as math, the name as code
     if fixed:
         caption += note(" at ") + point_note(model, fixed)
     units = [f"{q} in {model.unit(q)}" for q in qs if model.unit(q) not in ("", "1")]

@@ -66,7 +66,7 @@ from base.errors import BadInput
 from ..asymptotics import Regime
 from ..floorsum import gcd
 from ..model import Model
-from ..notes import code, note
+from ..notes import Note, code, note, symbol
 from ..params import param
 from ..registry import ModelRef
 from .gemm import gemm_counts
@@ -74,17 +74,24 @@ from .gemm import gemm_counts
 __all__ = ["M", "N", "K", "B_M", "B_N", "B_K", "ScaledFormat", "FORMATS", "scaled_format", "scaled_counts",
            "blocks_met", "MODELS", "OUTPUT_DTYPE"]
 
-M = param("M", "rows of A and C (tokens)", latex="M")
-N = param("N", "columns of B and C (output features)", latex="N")
+_A, _B, _C = (symbol(n) for n in ("A", "B", "C"))
+M = param("M", note("rows of ", _A, " and ", _C, " (tokens)"), latex="M")
+N = param("N", note("columns of ", _B, " and ", _C, " (output features)"), latex="N")
 K = param("K", "the reduction dimension: the axis the scale groups run along", latex="K")
 B_M = param("B_M", "tile rows", latex="B_M")
 B_N = param("B_N", "tile columns", latex="B_N")
-B_K = param("B_K", "K-step: the depth of the A and B chunks a tile loads per step", latex="B_K")
+B_K = param("B_K", note("K-step: the depth of the ", _A, " and ", _B, " chunks a tile loads per step"), latex="B_K")
 
 #: the output's element type (DeepGEMM: "C/D type: only BF16", sm90_fp8_gemm_1d2d.cuh:64)
 OUTPUT_DTYPE = "bf16"
 
-_DG = "DeepGEMM@54e2261"
+_DG = "DeepGEMM at commit 54e2261: "
+_DG_MATH = code("deep_gemm/utils/math.py")
+
+
+def _tt(name: str):
+    """A kernel's constant in a relation (``BLOCK_K = 128``): math, printed in typewriter."""
+    return symbol(name, r"\mathtt{" + name.replace("_", r"\_") + "}")
 
 
 @dataclass(frozen=True)
@@ -103,7 +110,7 @@ class ScaledFormat:
     align: int
     tensor_scale: bool
     divides: bool
-    source: str
+    source: Note
 
     @property
     def word(self) -> int:
@@ -114,24 +121,27 @@ class ScaledFormat:
 FORMATS = {
     "fp8_block": ScaledFormat(
         "fp8_block", "fp8_e4m3", "fp32", 128, 128, 1, 4, False, False,
-        _DG + " deep_gemm/utils/math.py lines 26-38 (1-by-128 activation groups) and 51-61 (128-by-128 weight "
-              "blocks); impls/sm90_fp8_gemm_1d2d.cuh lines 58 (BLOCK_K = 128), 197-199 (A scales: one TMA box of "
-              "BLOCK_M rows a K-block) and 232-249 (B scales: ceil(K/128) of each 128-column block a tile meets); "
-              "csrc/utils/math.hpp lines 23-27 (scale rows aligned to 16 bytes)"),
+        note(_DG, _DG_MATH, " lines 26-38 (1-by-128 activation groups) and 51-61 (128-by-128 weight blocks); ",
+             code("deep_gemm/include/deep_gemm/impls/sm90_fp8_gemm_1d2d.cuh"), " lines 58 (",
+             sp.Eq(_tt("BLOCK_K"), 128), "), 197-199 (", _A, " scales: one TMA box of ", code("BLOCK_M"),
+             " rows a K-block) and 232-249 (", _B, " scales: ", sp.ceiling(K / 128),
+             " of each 128-column block a tile meets); ", code("csrc/utils/math.hpp"),
+             " lines 23-27 (scale rows aligned to 16 bytes)")),
     "mxfp8": ScaledFormat(
         "mxfp8", "mxfp8", "e8m0", 32, 1, 4, 4, False, True,
-        "OCP Microscaling Formats (MX) v1.0 (MXFP8: 32-element blocks, E8M0 scale); " + _DG +
-        " deep_gemm/utils/math.py lines 19-23 (UE8M0 packed four to an int32); impls/sm100_fp8_fp4_gemm_1d1d.cuh "
-        "lines 126-127 and 262-273 (a box of BLOCK_M words when a K-step enters a new word)"),
+        note("OCP Microscaling Formats (MX) v1.0 (MXFP8: 32-element blocks, E8M0 scale); ", _DG, _DG_MATH,
+             " lines 19-23 (UE8M0 packed four to an ", code("int32"), "); ",
+             code("deep_gemm/include/deep_gemm/impls/sm100_fp8_fp4_gemm_1d1d.cuh"), " lines 126-127 and 262-273 "
+             "(a box of ", code("BLOCK_M"), " words when a K-step enters a new word)")),
     "mxfp4": ScaledFormat(
         "mxfp4", "mxfp4", "e8m0", 32, 1, 4, 4, False, True,
-        "OCP Microscaling Formats (MX) v1.0 (MXFP4: FP4 E2M1, 32-element blocks, E8M0 scale); " + _DG +
-        " deep_gemm/utils/math.py lines 85-111 (two FP4 a byte, packed along K), the MXFP8 layout for the scales"),
+        note("OCP Microscaling Formats (MX) v1.0 (MXFP4: FP4 E2M1, 32-element blocks, E8M0 scale); ", _DG, _DG_MATH,
+             " lines 85-111 (two FP4 a byte, packed along ", K, "), the MXFP8 layout for the scales")),
     "nvfp4": ScaledFormat(
         "nvfp4", "nvfp4", "fp8_e4m3", 16, 1, 4, 128, True, True,
-        "NVIDIA NVFP4 (FP4 E2M1, 16-element blocks, E4M3 scale, one FP32 scale per tensor); the cuBLAS "
-        "block-scaled layout, tiles of 128 rows by 4 scales (Transformer Engine's nvte_swizzle_scaling_factors "
-        "pads the scales to 128-by-4 tiles)"),
+        note("NVIDIA NVFP4 (FP4 E2M1, 16-element blocks, E4M3 scale, one FP32 scale per tensor); the cuBLAS "
+             "block-scaled layout, tiles of 128 rows by 4 scales (Transformer Engine's ",
+             code("nvte_swizzle_scaling_factors"), " pads the scales to 128-by-4 tiles)")),
 }
 
 
@@ -202,7 +212,7 @@ def _build(fmt: ScaledFormat):
     name = f"gemm.scaled.{fmt.name}"
     e = element_bytes(fmt.payload)
     weight_blocks = (" and per ", sp.Integer(fmt.group_n), " columns of the weight") if fmt.group_n > 1 else ()
-    notes = [note(fmt.name, ": ", code(fmt.payload), " payload (", sp.nsimplify(e), " bytes an element), one ",
+    notes = [note(code(fmt.name), ": ", code(fmt.payload), " payload (", sp.nsimplify(e), " bytes an element), one ",
                   code(fmt.scale), " scale per ", sp.Integer(fmt.group), " elements of ", K, *weight_blocks),
              note("every tile load counts the scales it reads: ", sp.Integer(fmt.pack),
                   " scales a word, one word per ", sp.Integer(fmt.word), " elements of ", K,
@@ -210,15 +220,18 @@ def _build(fmt: ScaledFormat):
              note(code("bytes_padding"), ": scales that cover no element (a word's tail past ", K,
                   ", padded rows); ", code("bytes"), " is the sum the roofline takes")]
     if fmt.tensor_scale:
-        notes.append("nvfp4: one FP32 scale per tensor, read once per output tile for A and for B")
+        notes.append(note(code(fmt.name), ": one FP32 scale per tensor, read once per output tile for ", _A,
+                          " and for ", _B))
     if fmt.payload in ("mxfp4", "nvfp4"):
         notes.append(note("two FP4 elements a byte, packed along ", K, ": a row moves ", sp.ceiling(K / 2), " bytes"))
     regime_subs = {gcd(B_N, 128): B_N} if fmt.group_n > 1 else {}
     return Model(
-        name, f"block-scaled GEMM, {fmt.name}: payload, scale, padding and output bytes", scaled_counts(fmt),
+        name, note("block-scaled GEMM, ", code(fmt.name), ": payload, scale, padding and output bytes"),
+        scaled_counts(fmt),
         params=(M, N, K, B_M, B_N, B_K), units=_UNITS,
         divisible_subs={M: B_M * t_m, N: B_N * t_n, K: B_K * t_k},
-        regime=Regime("B_M <= M, B_N <= N, B_K <= K", le=((B_M, M), (B_N, N), (B_K, K)), subs=regime_subs),
+        regime=Regime(note(sp.Le(B_M, M), ", ", sp.Le(B_N, N), ", ", sp.Le(B_K, K)),
+                      le=((B_M, M), (B_N, N), (B_K, K)), subs=regime_subs),
         asymptotic_quantity="bytes",
         defaults={"M": 4096, "N": 7168, "K": 2048, "B_M": 128, "B_N": 128, "B_K": 128},
         source=fmt.source, notes=tuple(notes), validate=_validate(fmt))

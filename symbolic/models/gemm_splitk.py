@@ -99,7 +99,7 @@ from base.dtypes import element_bytes
 from ..asymptotics import Regime
 from ..floorsum import floor_sum
 from ..model import Model
-from ..notes import code, note
+from ..notes import code, note, symbol
 from ..params import param
 from ..registry import defines
 from ..shown_as import ShownAs
@@ -110,8 +110,15 @@ __all__ = ["S_k", "P_s", "MIN_ITERS_PER_SK_UNIT", "OPERAND_DTYPE", "PARTIAL_DTYP
            "splitk_slices_serial", "streamk_schedule", "streamk_fixups", "StreamKFixups", "splitk", "splitk_serial",
            "streamk"]
 
-S_k = param("S_k", "split-K slices: the K loop cut into S_k partitions (CUTLASS split_k_slices)", latex="S_k")
-P_s = param("P_s", "persistent CTAs of the stream-K grid (CUTLASS: SMs x CTAs per SM)", latex="P_s")
+S_k = param("S_k", note("split-K slices: the partitions the ", K, " loop is cut into (CUTLASS ",
+                        code("split_k_slices"), ")"), latex="S_k")
+P_s = param("P_s", "persistent CTAs of the stream-K grid (CUTLASS: the SMs times the CTAs per SM)", latex="P_s")
+
+#: names the notes use that are not parameters: the operands and output, the serial slices' index and length,
+#: the epilogue's beta, a wave-count quantity
+_A, _B, _C, _D = (symbol(n) for n in ("A", "B", "C", "D"))
+_z, _c, _beta = symbol("z"), symbol("c"), symbol("beta")
+_WAVE_STEPS = symbol("wave_steps", r"\text{wave}\_\text{steps}")
 
 #: CUTLASS's least K-iterations a stream-K unit computes of one tile (``min_iters_per_sk_unit_``,
 #: ``tile_scheduler_params.h:467``)
@@ -278,13 +285,15 @@ def streamk_counts() -> dict:
 
 _UNITS_COMMON = {"reads_A": "elements", "reads_B": "elements", "flops_padded": "FLOP", "writes_C": "elements",
                  "bytes": "bytes", "ctas": "1", "waves": "1", "wave_steps": "K-steps", "wave_efficiency": "1"}
-_REGIME = Regime("B_M <= M, B_N <= N, B_K <= K", le=((B_M, M), (B_N, N), (B_K, K)))
+_REGIME = Regime(note(sp.Le(B_M, M), ", ", sp.Le(B_N, N), ", ", sp.Le(B_K, K)), le=((B_M, M), (B_N, N), (B_K, K)))
 _DECODE = {"M": 16, "N": 4096, "K": 4096, "B_M": 16, "B_N": 128, "B_K": 64, "S_k": 4, "P": 132}
-_OPERANDS_NOTE = note("reads_A, reads_B, flops and flops_padded are the data-parallel kernel's (",
-                      code("gemm.tiled"), "): every K-step of every tile is computed once")
+_OPERANDS_NOTE = note(code("reads_A"), ", ", code("reads_B"), ", ", code("flops"), " and ", code("flops_padded"),
+                      " are the data-parallel kernel's (", code("gemm.tiled"),
+                      "): every K-step of every tile is computed once")
 _WAVES_NOTE = note(code("wave_steps"), ": the sum over the ", sp.ceiling(M / B_M) * sp.ceiling(N / B_N) * S_k,
                    " CTAs' lockstep waves of ", P, " of the most K-steps a CTA of the wave computes; ",
-                   code("wave_efficiency"), " = useful CTA-steps / (", P, " x wave_steps)")
+                   code("wave_efficiency"), ": the useful CTA-steps over the slots' steps, ",
+                   sp.ceiling(M / B_M) * sp.ceiling(N / B_N) * sp.ceiling(K / B_K) / (P * _WAVE_STEPS))
 
 
 def _split_model(name, summary, counts, units, source, notes):
@@ -303,13 +312,14 @@ def splitk():
         "gemm.splitk", "parallel split-K GEMM: FP32 partials through a workspace, then a reduction kernel",
         parallel_counts(), dict(writes_ws="elements", reads_ws="elements", bytes_workspace="bytes",
                                 partial_tiles="tiles", ops_reduce="ops"),
-        ("NVIDIA/cutlass include/cutlass/gemm/kernel/gemm_splitk_parallel.h:112-115, 161-167, 235 (slices, "
-         "workspace stores), gemm/device/gemm_splitk_parallel.h:267 (workspace size), "
-         "reduction/kernel/reduce_split_k.h:194-240 (the reduction)"),
+        note("NVIDIA/cutlass ", code("include/cutlass/gemm/kernel/gemm_splitk_parallel.h"), ":112-115, 161-167, 235 "
+             "(slices, workspace stores), ", code("include/cutlass/gemm/device/gemm_splitk_parallel.h"),
+             ":267 (workspace size), ", code("include/cutlass/reduction/kernel/reduce_split_k.h"),
+             ":194-240 (the reduction)"),
         (note("the first ", S_k - 1, " slices take ", sp.floor(sp.floor(K / B_K) / S_k),
               " K-steps, the last the rest; a slice with no K-steps still stores zero partials"),
          note("partials: ", S_k * M * N, " FP32 elements written and read back (", code("bytes_workspace"),
-              "); A, B and C are FP16")))
+              "); ", _A, ", ", _B, " and ", _C, " are FP16")))
 
 
 @defines("gemm.splitk.serial", "serial split-K (CUTLASS Gemm with SplitKSerial): the S_k slices of a tile add "
@@ -318,11 +328,12 @@ def splitk_serial():
     return _split_model(
         "gemm.splitk.serial", "serial split-K GEMM: each slice reads and rewrites the output tile in turn",
         serial_counts(), dict(reads_C="elements", fixups="tiles", ops_reduce="ops"),
-        ("NVIDIA/cutlass include/cutlass/gemm/kernel/gemm.h:129-132 (slices), 273 (an empty slice skips its "
-         "main loop), 339-346 (D is the source of every later slice); "
-         "epilogue/thread/linear_combination.h:211-215 (beta = 1 after slice 0)"),
-        (note("slice z starts at K-step z c and takes c = ", sp.ceiling(sp.ceiling(K / B_K) / S_k),
-              " of them (the last slices fewer, or none)"),
+        note("NVIDIA/cutlass ", code("include/cutlass/gemm/kernel/gemm.h"), ":129-132 (slices), 273 (an empty slice "
+             "skips its main loop), 339-346 (", _D, " is the source of every later slice); ",
+             code("include/cutlass/epilogue/thread/linear_combination.h"), ":211-215 (", sp.Eq(_beta, 1),
+             " after slice 0)"),
+        (note("slice ", _z, " starts at K-step ", _z * _c, " and takes ",
+              sp.Eq(_c, sp.ceiling(sp.ceiling(K / B_K) / S_k)), " of them (the last slices fewer, or none)"),
          note("the output is the accumulator: ", (S_k - 1) * M * N, " FP16 elements read back and ",
               S_k * M * N, " written (the partial sums round to FP16 between slices)"),
          "the semaphore (one int32 per tile, polled) is not counted"))
@@ -332,23 +343,24 @@ def splitk_serial():
                          "hybrid): tile traffic, the FP32 fixup partials, and the wave quantization it removes")
 def streamk():
     return Model(
-        "gemm.streamk", "stream-K GEMM: the tail tiles' K-iterations shared evenly by P_s persistent CTAs, "
-                        "split tiles fixed up through an FP32 workspace",
+        "gemm.streamk", note("stream-K GEMM: the tail tiles' K-iterations shared evenly by ", P_s,
+                             " persistent CTAs, split tiles fixed up through an FP32 workspace"),
         streamk_counts(), params=(M, N, K, B_M, B_N, B_K, P_s),
         units=dict(_UNITS_COMMON, writes_ws="elements", reads_ws="elements", tile_traffic="elements",
                    tiles="tiles", sk_tiles="tiles", sk_units="CTAs", fixups="tiles", workspace="elements", waves_dp="1",
                    wave_efficiency_dp="1"),
         regime=_REGIME, asymptotic_quantity="tile_traffic",
         defaults={"M": 3072, "N": 3072, "K": 4096, "B_M": 128, "B_N": 128, "B_K": 64, "P_s": 132},
-        source=("Osama, Merrill, Cecka, Garland, Owens, Stream-K, PPoPP 2023 (arXiv 2301.03598); NVIDIA/cutlass "
-                "include/cutlass/gemm/kernel/tile_scheduler_params.h:1065-1138 (stream-K tiles and units), "
-                "sm90_tile_scheduler_stream_k.hpp:814-890 (unit boundaries), 425-552 (fixup)"),
-        notes=(note("DecompositionMode::StreamK, clusters of one CTA, one group of stream-K units (CUTLASS may use up to 8 "
-                    "groups for L2 locality); the data-parallel tiles keep whole K loops"),
+        source=note("Osama, Merrill, Cecka, Garland, Owens, Stream-K, PPoPP 2023 (arXiv 2301.03598); NVIDIA/cutlass ",
+                    code("include/cutlass/gemm/kernel/tile_scheduler_params.h"), ":1065-1138 (stream-K tiles and "
+                    "units), ", code("include/cutlass/gemm/kernel/sm90_tile_scheduler_stream_k.hpp"),
+                    ":814-890 (unit boundaries), 425-552 (fixup)"),
+        notes=(note(code("DecompositionMode::StreamK"), ", clusters of one CTA, one group of stream-K units (CUTLASS "
+                    "may use up to 8 groups for L2 locality); the data-parallel tiles keep whole ", K, " loops"),
                note(code("fixups"), ": split points, one FP32 ", B_M * B_N, "-element tile written and one read each "
                     "(the first peer stores, middle peers read-add-store, the final peer reads)"),
-               note("a unit's boundary within 8 K-iterations of a tile edge moves to the edge, so tiles with ",
-                    sp.ceiling(K / B_K), " < 16 K-steps are never split"),
+               note("a unit's boundary within 8 K-iterations of a tile edge moves to the edge, so while ",
+                    sp.Lt(sp.ceiling(K / B_K), 16), " (fewer than 16 K-steps a tile) no tile is split"),
                _OPERANDS_NOTE,
                note(code("waves_dp"), ", ", code("wave_efficiency_dp"), ": the data-parallel launch of the same ",
                     sp.ceiling(M / B_M) * sp.ceiling(N / B_N), " tiles on ", P_s, " CTAs")))

@@ -85,7 +85,7 @@ from base.errors import BadInput
 from ..asymptotics import Regime
 from ..evaluate import compile_exact
 from ..model import Model
-from ..notes import code, note
+from ..notes import code, note, symbol
 from ..params import param
 from ..registry import defines
 
@@ -95,24 +95,29 @@ __all__ = ["T", "E", "k", "N", "K", "B_M", "B_N", "B_K", "PARAMS", "DEFAULTS", "
            "uniform_expectation", "uniform_bounds", "EXACT_EXPECTATION_MAX_PAIRS",
            "grouped", "skewed", "uniform"]
 
+#: the output tensor (one row per pair), the names the notes use for it
+_C = symbol("C")
 T = param("T", "tokens routed through the layer")
 E = param("E", "routed experts")
 k = param("k", "experts per token (top-k; distinct experts)")
-N = param("N", "output features of an expert (columns of its K x N weight)")
 K = param("K", "input features: the reduction dimension")
-B_M = param("B_M", "rows of one M-block: the (token, slot) pairs one program owns (BLOCK_SIZE_M)", latex="B_M")
-B_N = param("B_N", "columns of C one program computes (BLOCK_SIZE_N)", latex="B_N")
-B_K = param("B_K", "K-step: the depth of the activation and weight chunks a program loads (BLOCK_SIZE_K)",
-            latex="B_K")
+N = param("N", note("output features of an expert: the columns of its weight, which has ", K, " rows"))
+B_M = param("B_M", note("rows of one M-block: the (token, slot) pairs one program owns (", code("BLOCK_SIZE_M"), ")"),
+            latex="B_M")
+B_N = param("B_N", note("columns of ", _C, " one program computes (", code("BLOCK_SIZE_N"), ")"), latex="B_N")
+B_K = param("B_K", note("K-step: the depth of the activation and weight chunks a program loads (",
+                        code("BLOCK_SIZE_K"), ")"), latex="B_K")
 PARAMS = (T, E, k, N, K, B_M, B_N, B_K)
 
 #: Mixtral-8x7B's expert down projection (K = 14336 -> N = 4096) at 512 tokens, blocks of 64 x 128 x 64
 DEFAULTS = {"T": 512, "E": 8, "k": 2, "N": 4096, "K": 14336, "B_M": 64, "B_N": 128, "B_K": 64}
 
-SOURCE = ("vLLM vllm/model_executor/layers/fused_moe/moe_align_block_size.py at 05be992, lines 63 (padding to "
-          "BLOCK_M) and 200 (the worst case, numel plus E times one less than BLOCK_M); fused_moe.py at 13cb3e4, "
-          "lines 313-538 (fused_moe_kernel) and 587-597 (the grid); csrc/moe/moe_align_sum_kernels.cu, "
-          "moe_sum_kernel (the combine)")
+SOURCE = note("vLLM ", code("vllm/model_executor/layers/fused_moe/moe_align_block_size.py"), " at 05be992, lines 63 "
+              "(padding to ", code("BLOCK_M"), ") and 200 (the worst case, ", code("numel"), " plus ", E,
+              " times one less than ", code("BLOCK_M"), "); ",
+              code("vllm/model_executor/layers/fused_moe/fused_moe.py"), " at 13cb3e4, lines 313-538 (",
+              code("fused_moe_kernel"), ") and 587-597 (the grid); ", code("csrc/moe/moe_align_sum_kernels.cu"), ", ",
+              code("moe_sum_kernel"), " (the combine)")
 
 #: the element type of each tensor class (bytes from base.dtypes)
 DTYPES = {"activation": "bf16", "weight": "bf16", "index": "int32", "routing_weight": "fp32"}
@@ -188,7 +193,8 @@ _NOTES = (
          " gathers each pair's token row once per tile column"),
     note("int32 index reads: ", B_M, " sorted ids and one expert id per live program, one padded-row count per "
          "launched program"),
-    "flops: matrix products only; the routed-weight scaling and the combine's additions are not counted",
+    note(code("flops"), ": matrix products only; the routed-weight scaling and the combine's additions are not "
+         "counted"),
     note("shared experts are a dense GEMM beside this one: ", code("gemm.tiled"), " with one row per token"),
 )
 
@@ -203,7 +209,8 @@ def _model(name, summary, m_blocks, notes=(), validate_point=_validate_ke, defau
     return Model(
         name, summary, grouped_counts(m_blocks), params=PARAMS, units=UNITS,
         divisible_subs={T: E * B_M * t, N: B_N * u, K: B_K * v},
-        regime=Regime("B_M <= T, B_N <= N, B_K <= K, E <= T, k <= E",
+        regime=Regime(note(sp.Le(B_M, T), ", ", sp.Le(B_N, N), ", ", sp.Le(B_K, K), ", ", sp.Le(E, T), ", ",
+                           sp.Le(k, E)),
                       le=((B_M, T), (B_N, N), (B_K, K), (E, T), (k, E)),
                       subs={sp.Min(1, sp.floor(T / B_M)): 1}),
         asymptotic_quantity="total", defaults=defaults, source=SOURCE, notes=_NOTES + tuple(notes),
@@ -212,7 +219,8 @@ def _model(name, summary, m_blocks, notes=(), validate_point=_validate_ke, defau
 
 @defines("moe.grouped", "MoE grouped GEMM (vLLM fused_moe) + top-k combine, balanced routing; counts= for any routing")
 def grouped():
-    return _model("moe.grouped", "grouped expert GEMM with block padding and the top-k combine, balanced routing",
+    return _model("moe.grouped", note("grouped expert GEMM with block padding and the top-", k,
+                                      " combine, balanced routing"),
                   balanced_blocks(),
                   notes=(note("balanced routing: ", sp.Mod(T * k, E), " experts get ", sp.floor(T * k / E) + 1,
                               " pairs, the others ", sp.floor(T * k / E), "; any count vector: ",
@@ -221,7 +229,8 @@ def grouped():
 
 @defines("moe.grouped.skewed", "MoE grouped GEMM + combine, most skewed routing: k experts take every token")
 def skewed():
-    return _model("moe.grouped.skewed", "grouped expert GEMM and combine when k experts take all T tokens",
+    return _model("moe.grouped.skewed", note("grouped expert GEMM and combine when ", k, " experts take all ", T,
+                                             " tokens"),
                   skewed_blocks(), notes=(note("most skewed routing: ", k, " experts get ", T,
                                                " pairs each, the other ", E - k, " none"),))
 
@@ -265,7 +274,8 @@ def _consistent(counts):
 @lru_cache(maxsize=256)
 def _for_sorted(counts: tuple) -> Model:
     total = sum(counts)
-    return _model("moe.grouped", f"grouped expert GEMM and combine for the routing n = ({_short(counts)})",
+    return _model("moe.grouped", note("grouped expert GEMM and combine for the routing ",
+                                      sp.Eq(_n, _shown(counts), evaluate=False)),
                   counts_blocks(counts),
                   notes=(note("the routing given: ", len(counts), " experts, ", sum(1 for n in counts if n == 0),
                               " of them with no pairs"),),
@@ -273,8 +283,14 @@ def _for_sorted(counts: tuple) -> Model:
                   defaults={**DEFAULTS, "E": len(counts), "k": 1, "T": max(total, 1)})
 
 
-def _short(counts) -> str:
-    return ", ".join(map(str, counts)) if len(counts) <= 12 else ", ".join(map(str, counts[:10])) + ", ..."
+_n = symbol("n")
+_MORE = symbol("...", r"\ldots")
+
+
+def _shown(counts) -> sp.Tuple:
+    """The count vector as math, cut after ten entries when it has more than twelve."""
+    shown = counts if len(counts) <= 12 else counts[:10]
+    return sp.Tuple(*shown, *(() if len(counts) <= 12 else (_MORE,)))
 
 
 def grouped_for(counts) -> Model:
@@ -366,14 +382,15 @@ def uniform():
         qs[f"{name}_upper"] = q_hi[name]
     t = sp.Dummy("t", integer=True, positive=True)
     return Model(
-        "moe.grouped.uniform", "bounds on the expected counts under uniform random top-k routing", qs,
+        "moe.grouped.uniform", note("bounds on the expected counts under uniform random top-", k, " routing"),
+        qs,
         params=PARAMS, units={n: _BOUND_UNITS[n.rsplit("_", 1)[0]] for n in qs},
         divisible_subs={T: E * B_M * t},
-        regime=Regime("B_M <= T, E <= T, k <= E", le=((B_M, T), (E, T), (k, E)),
+        regime=Regime(note(sp.Le(B_M, T), ", ", sp.Le(E, T), ", ", sp.Le(k, E)), le=((B_M, T), (E, T), (k, E)),
                       subs={sp.Min(1, T * k / E): 1, sp.Min(1, sp.floor(T / B_M)): 1}),
         asymptotic_quantity="padded_rows_upper", defaults=DEFAULTS, source=SOURCE,
         notes=(note("each expert's count is binomial, ", T, " trials of probability ", k / E,
-                    " (a uniformly random k-subset per token); the exact expectation: ",
+                    " (a uniformly random subset of ", k, " experts per token); the exact expectation: ",
                     code("symbolic.models.moe.uniform_expectation"), ", up to ",
                     sp.Integer(EXACT_EXPECTATION_MAX_PAIRS), " pairs"),
                note("lower: ", sp.Max(T * k / (E * B_M), T * k / (E + (T - 1) * k)),

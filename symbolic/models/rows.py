@@ -79,7 +79,7 @@ from base.errors import BadInput
 
 from ..asymptotics import Regime
 from ..model import Model
-from ..notes import code, note
+from ..notes import code, note, symbol
 from ..params import param
 from ..registry import defines
 
@@ -98,14 +98,39 @@ d = param("d", "head dimension (rotated whole; even)", latex="d")
 SOFTMAX_DTYPE, ACT_DTYPE, POS_DTYPE = "fp32", "bf16", "int64"
 _ES, _EA, _EP = element_bytes(SOFTMAX_DTYPE), element_bytes(ACT_DTYPE), element_bytes(POS_DTYPE)
 
+#: names the notes use that are not parameters: a reduction's length; the tensors of the kernels' formulas
+_n = symbol("n")
+_x, _y, _w, _r = symbol("x"), symbol("y"), symbol("w"), symbol("residual", r"\mathrm{residual}")
+_eps = symbol("epsilon")
+_out, _gate, _up = (symbol(n, rf"\mathrm{{{n}}}") for n in ("out", "gate", "up"))
+_q, _k = symbol("q"), symbol("k")
+_x1, _x2, _theta = symbol("x_1"), symbol("x_2"), symbol("theta")
+_mean, _silu = sp.Function("mean"), sp.Function("silu")
+
+
+class RMSNorm(sp.Function):
+    """``RMSNorm(x)`` in a note (SymPy's LaTeX printer would read the name's ``Norm`` as a norm's bars)."""
+
+    nargs = 1
+
+    def _tilebound_latex(self, printer, exp=None):
+        tex = r"\operatorname{RMSNorm}\left(" + printer._print(self.args[0]) + r"\right)"
+        return rf"{tex}^{{{exp}}}" if exp else tex
+
+    _latex = _tilebound_latex
+
 _OPS_NOTE = note(code("ops"), ": one per elementwise add, subtract, multiply, divide, comparison, exp or rsqrt on "
-                 "valid elements; a reduction of n values is n - 1 ops (docs/conventions.md keeps ", code("flops"),
-                 " for matrix products)")
+                 "valid elements; a reduction of ", _n, " values is ", _n - 1, " ops (", code("docs/conventions.md"),
+                 " keeps ", code("flops"), " for matrix products)")
 _UNITS = {"ops": "ops", "exps": "ops", "rsqrts": "ops", "bytes": "bytes", "launches": "kernels",
           "ratio_unfused": "1", "reads_x": "elements", "reads_w": "elements", "reads_r": "elements",
           "reads_cache": "elements", "reads_pos": "elements"}
-_TUTORIAL = "triton-lang/triton python/tutorials/02-fused-softmax.py at commit fd237c7"
-_VLLM_NORM = "vllm-project/vllm csrc/layernorm_kernels.cu (commit 0112cf2)"
+_TUTORIAL = note("triton-lang/triton ", code("python/tutorials/02-fused-softmax.py"), " at commit fd237c7")
+
+
+def _vllm_norm(lines: str, *what):
+    """vLLM's ``csrc/layernorm_kernels.cu`` at the commit counted, lines ``lines``, ``what`` they hold."""
+    return note("vllm-project/vllm ", code("csrc/layernorm_kernels.cu"), f":{lines} at commit 0112cf2 (", *what, ")")
 
 
 def _softmax_ops():
@@ -136,12 +161,12 @@ def softmax_fused():
                   "ratio_unfused": unfused / (reads + writes)},
                  params=(M, N), units=_UNITS, defaults={"M": 4096, "N": 4096},
                  source=_TUTORIAL + ", lines 83-108 (the kernel) and 67 (the tutorial's ratio of the two)",
-                 notes=(note(code("ratio_unfused"), ": softmax.naive's traffic over this kernel's, ",
-                             unfused / (2 * M * N), " (the tutorial's ~4x)"), _OPS_NOTE))
+                 notes=(note(code("ratio_unfused"), ": ", code("softmax.naive"), "'s traffic over this kernel's, ",
+                             unfused / (2 * M * N), " (the tutorial's expected speed-up, about four)"), _OPS_NOTE))
 
 
 def _norm_regime():
-    return Regime("B_R <= M", le=((B_R, M),))
+    return Regime(note(sp.Le(B_R, M)), le=((B_R, M),))
 
 
 @defines("norm.rms", "RMSNorm as vLLM's rms_norm_kernel: each row read twice, the weight once per program, BF16")
@@ -149,12 +174,13 @@ def norm_rms():
     w = sp.ceiling(M / B_R) * N
     reads, writes = 2 * M * N + w, M * N
     t = sp.Dummy("t", integer=True, positive=True)
-    return Model("norm.rms", "RMSNorm y = x rsqrt(mean(x^2) + eps) w, one program per B_R rows",
+    return Model("norm.rms", note("RMSNorm ", sp.Eq(_y, _x * _w / sp.sqrt(_mean(_x ** 2) + _eps)),
+                                  ", one program per ", B_R, " rows"),
                  {"reads": reads, "writes": writes, "reads_x": 2 * M * N, "reads_w": w,
                   "ops": M * (4 * N + 2), "rsqrts": M, "bytes": _EA * (reads + writes)},
                  params=(M, N, B_R), units=_UNITS, divisible_subs={M: B_R * t}, regime=_norm_regime(),
                  defaults={"M": 4096, "N": 4096, "B_R": 1},
-                 source=_VLLM_NORM + ":19-48 (rms_norm_kernel: the two passes 29-32 and 43-47)",
+                 source=_vllm_norm("19-48", code("rms_norm_kernel"), ": the two passes 29-32 and 43-47"),
                  notes=(note("the row is read twice (sum of squares, then the scaling): ", 2 * M * N,
                              "; the weight once per program: ", w), _OPS_NOTE))
 
@@ -166,13 +192,14 @@ def norm_rms_residual():
     reads, writes = 3 * M * N + w, 2 * M * N
     unfused = 6 * M * N + w
     t = sp.Dummy("t", integer=True, positive=True)
-    return Model("norm.rms_residual", "residual = x + residual; x = RMSNorm(residual) w, in one kernel",
+    return Model("norm.rms_residual", note("residual add and RMSNorm in one kernel: ", _r, " is replaced by ",
+                                           _x + _r, ", then ", _x, " by ", RMSNorm(_r) * _w),
                  {"reads": reads, "writes": writes, "reads_x": M * N, "reads_r": 2 * M * N, "reads_w": w,
                   "ops": M * (5 * N + 2), "rsqrts": M, "bytes": _EA * (reads + writes),
                   "ratio_unfused": unfused / (reads + writes)},
                  params=(M, N, B_R), units=_UNITS, divisible_subs={M: B_R * t}, regime=_norm_regime(),
                  defaults={"M": 4096, "N": 4096, "B_R": 1},
-                 source=_VLLM_NORM + ":54-106 (fused_add_rms_norm_kernel: pass 1 80-87, pass 2 98-105)",
+                 source=_vllm_norm("54-106", code("fused_add_rms_norm_kernel"), ": pass 1 80-87, pass 2 98-105"),
                  notes=(note("the residual is stored in pass 1 and read again in pass 2: ", 2 * M * N, " reads"),
                         note(code("ratio_unfused"), ": an add kernel (", 3 * M * N, " elements) and ",
                              code("norm.rms"), " (", 3 * M * N + w, ") over this kernel's ", 5 * M * N + w),
@@ -183,14 +210,17 @@ def norm_rms_residual():
                        "to silu + multiply")
 def act_swiglu():
     reads, writes = 2 * M * N, M * N
-    return Model("act.swiglu", "SwiGLU: out = silu(gate) * up over a [M, 2N] input, one pass",
+    return Model("act.swiglu", note("SwiGLU: ", sp.Eq(_out, _silu(_gate) * _up), " over an input of ", M,
+                                    " rows by ", 2 * N, " columns, one pass"),
                  {"reads": reads, "writes": writes, "ops": 4 * M * N, "exps": M * N, "bytes": _EA * (reads + writes),
                   "ratio_unfused": sp.Rational(5, 3)},
                  params=(M, N), units=_UNITS, defaults={"M": 4096, "N": 14336},
-                 source=("Shazeer 2020, GLU Variants Improve Transformer (arXiv 2002.05202), eq. (6); vllm-project/vllm "
-                         "csrc/activation_kernels.cu:21-30 (_act_and_mul_kernel), 45-48 (silu_kernel), commit 00ccbd4"),
-                 notes=(note(code("ratio_unfused"), ": F.silu(gate) (", 2 * M * N, " elements) then * up (",
-                             3 * M * N, ") over this kernel's ", 3 * M * N), _OPS_NOTE))
+                 source=note("Shazeer 2020, GLU Variants Improve Transformer (arXiv 2002.05202), eq. (6); "
+                             "vllm-project/vllm ", code("csrc/activation_kernels.cu"), ":21-30 (",
+                             code("_act_and_mul_kernel"), "), 45-48 (", code("silu_kernel"), "), commit 00ccbd4"),
+                 notes=(note(code("ratio_unfused"), ": ", code("F.silu(gate)"), " (", 2 * M * N,
+                             " elements) then the multiply by ", _up, " (", 3 * M * N, ") over this kernel's ",
+                             3 * M * N), _OPS_NOTE))
 
 
 def _check_rope(point):
@@ -203,16 +233,19 @@ def _check_rope(point):
 def rope_rotate_half():
     x = T * (H + H_kv) * d
     reads, writes = 2 * x + T, x
-    return Model("rope.rotate_half", "RoPE in place on q and k: (x1, x2) -> (x1 cos - x2 sin, x2 cos + x1 sin)",
+    rotated = sp.Tuple(_x1 * sp.cos(_theta) - _x2 * sp.sin(_theta), _x2 * sp.cos(_theta) + _x1 * sp.sin(_theta))
+    return Model("rope.rotate_half", note("RoPE in place on ", _q, " and ", _k, ": a pair ", sp.Tuple(_x1, _x2),
+                                          " becomes ", rotated),
                  {"reads": reads, "writes": writes, "reads_x": x, "reads_cache": x, "reads_pos": T,
                   "ops": 3 * x, "bytes": _EA * (2 * x + writes) + _EP * T},
                  params=(T, H, H_kv, d), units=_UNITS, defaults={"T": 4096, "H": 32, "H_kv": 8, "d": 128},
                  validate=_check_rope,
-                 source=("Su et al. 2021, RoFormer (arXiv 2104.09864), eq. (34); Hugging Face transformers "
-                         "modeling_llama.py rotate_half, apply_rotary_pos_emb; vllm-project/vllm "
-                         "csrc/pos_encoding_kernels.cu:8-33 (a pair), 36-74 (the heads), 92 (the position), "
-                         "commit 0f5257e"),
-                 notes=(note("cos and sin are loaded for every head and pair: ", T * (H + H_kv) * d,
+                 source=note("Su et al. 2021, RoFormer (arXiv 2104.09864), eq. (34); Hugging Face transformers ",
+                             code("modeling_llama.py"), " ", code("rotate_half"), ", ", code("apply_rotary_pos_emb"),
+                             "; vllm-project/vllm ", code("csrc/pos_encoding_kernels.cu"), ":8-33 (a pair), 36-74 "
+                             "(the heads), 92 (the position), commit 0f5257e"),
+                 notes=(note(code("cos"), " and ", code("sin"), " are loaded for every head and pair: ",
+                             T * (H + H_kv) * d,
                              " cache reads; the position once per token (int64)"),
                         note("per pair: 4 multiplies and 2 adds, ", 3 * T * (H + H_kv) * d, " ops in all"),
                         _OPS_NOTE))

@@ -316,7 +316,7 @@ def test_latex_standalone_default_sweeps_keep_the_at_values(capsys, toys, tmp_pa
     rc, _, err = run(capsys, "latex", "toy.pair", "--standalone", "--at", "N=64", "-o", str(path))
     assert rc == 0, err
     tex = path.read_text()
-    assert r"\caption{toy.pair: $\text{reads}$, $\text{writes}$, $\text{flops}$, $\text{total}$ at $N = 64$, $C = 8$}" in tex
+    assert r"\caption{\texttt{\detokenize{toy.pair}}: $\text{reads}$, $\text{writes}$, $\text{flops}$, $\text{total}$ at $N = 64$, $C = 8$}" in tex
     rows = [ln.split("&")[:2] for ln in tex.splitlines() if ln.strip()[:1].isdigit()]
     assert [(int(r.strip()), int(v.strip().replace(",", ""))) for r, v in rows] == [
         (2, 64 * 8 + 64 * 32), (4, 64 * 8 + 64 * 16), (8, 64 * 8 + 64 * 8), (16, 64 * 8 + 64 * 4), (32, 64 * 8 + 64 * 2)]

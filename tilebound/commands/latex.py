@@ -146,7 +146,7 @@ def _figure(model, sweep, at) -> tuple[str, str]:
     from printing.content import point_note, quantity, tied_note
     from printing.latex import note_to_latex
     from printing.notation import Theta
-    from symbolic.notes import note
+    from symbolic.notes import code, note
 
     from ..numbers import expand, tied
     from ..plots import plot_series
@@ -178,7 +178,7 @@ def _figure(model, sweep, at) -> tuple[str, str]:
         with open(where, encoding="utf-8") as f:
             picture = "".join(ln for ln in f if not ln.startswith("%%"))
     kinds = sorted({s.kind for s in series}, key=list(_KINDS).index)
-    caption = note_to_latex(note(f"{model.name}: ") + ylabel + " against " + xlabel
+    caption = note_to_latex(note(code(model.name), ": ") + ylabel + " against " + xlabel
                             + ((" at " + point_note(model, fixed)) if fixed else ""), moving=True)
     caption += "; " + ", ".join({"line": "the formula (solid)", "dashed": "its leading term (dashed)",
                                  "points": "the executor's counts (circles) up to its default sweep's sizes"}[k]
