@@ -329,17 +329,23 @@ def _time(name: str, fp8: bool) -> Model:
        ``20250422-new-kernel-deep-dive.md:55``; its memory volume counts the cache once, ``:11``).
        ``t_hbm_unshared`` is the roof without that sharing.
     2. *MMA roof.*  The tensor cores issue whole ``B_h x B_n`` tiles (``flops_tiles``) at ``F_SM`` FLOP per SM
-       per clock on ``n_SM`` SMs: one CTA per SM (``num_sm_parts = n_SM / G``, ``dense_decode.h:78``) and
-       the scheduler's balanced payloads (``get_decoding_sched_meta.cu:62``).
+       per clock, spread evenly over ``busy = min(n_SM, B G m)`` SMs: FlashMLA runs one CTA per SM
+       (``num_sm_parts = n_SM / G``, ``dense_decode.h:78``) and balances their payloads
+       (``get_decoding_sched_meta.cu:62``); with fewer (row group, split) segments than SMs, only as many
+       SMs work.
     3. *Dequantization roof* (FP8 only).  Each CTA dequantizes the ``d_c`` codes of every token it loads,
-       ``c_dq`` cycles a code on its SM: ``c_dq d_c = 50`` cycles a token at ``d_c = 512`` against 34 of MMA
-       for 64 rows (``20250929-hopper-fp8-sparse-deep-dive.md:17-25``).
+       ``c_dq`` cycles a code on its SM, over the same ``busy`` SMs: ``c_dq d_c = 50`` cycles a token at
+       ``d_c = 512`` against 34 of MMA for 64 rows (``20250929-hopper-fp8-sparse-deep-dive.md:17-25``).
+       NOTE: the HBM roof is not capped by the busy SMs: with few segments it is optimistic (FlashMLA's
+       scheduler makes enough: :func:`tuning.mla_splits.flashmla_splits`).  The FP32 partials are priced
+       at HBM too, though a few MB of them may stay in L2.
     4. The three overlap perfectly (the "seesaw" schedule overlaps memory, CUDA-core and tensor-core work,
        ``20250422-new-kernel-deep-dive.md:42``; the combine overlaps by programmatic dependent launch, ``:60``):
        ``time = max(t_hbm, t_mma, t_dequant)``.  Launch, prologue and epilogue cost nothing.
 
     Defaults: the H800 SXM5 of the deep-dives (:data:`H800`), DeepSeek-V3's shape (128 heads, ``d_c = 512``,
-    ``d_r = 64``) at 32k tokens.  With ``B_h | H L_q`` and ``B_n | N_k`` the MMA and HBM roofs meet at
+    ``d_r = 64``) at 32k tokens, a batch of 128 sequences (the fp8 deep-dive's benchmark batch, ``:48``), one
+    split each (256 segments fill the 132 SMs).  With ``B_h | H L_q`` and ``B_n | N_k`` the MMA and HBM roofs meet at
     ``H L_q = n_SM f F_SM e (d_c + d_r) / (2 BW (2 d_c + d_r))`` rows (the cache term alone): 136.7 on the
     H800; the deep-dive's 128 takes ``(d_k + d_v)/d_k`` as 2 (``:11-13``).
     """
@@ -348,23 +354,25 @@ def _time(name: str, fp8: bool) -> Model:
     per_token = bytes_per_token(fp8)
     # the cache and the table once a sequence, not once a row group (assumption 1)
     shared = c["bytes"] - (G - 1) * B * (N_k * per_token + element_bytes(DTYPES["table"]) * table_entries())
+    busy = sp.Min(n_SM, c["segments"])
     peak = n_SM * f_clk * F_SM
     t_hbm = shared / BW
-    t_mma = c["flops_tiles"] / peak
+    t_mma = c["flops_tiles"] / (busy * f_clk * F_SM)
     q = {"time": None, "t_hbm": t_hbm, "t_mma": t_mma}
     if fp8:
-        q["t_dequant"] = B * G * nb * B_n * d_c * c_dq / (n_SM * f_clk)
+        q["t_dequant"] = B * G * nb * B_n * d_c * c_dq / (busy * f_clk)
     q["time"] = sp.Max(*[v for k, v in q.items() if k != "time"])
     q.update({"t_hbm_unshared": c["bytes"] / BW, "bytes_hbm": shared, "bytes": c["bytes"], "flops": c["flops"],
               "flops_tiles": c["flops_tiles"], "mma_over_hbm": t_mma / t_hbm, "intensity_hbm": c["flops"] / shared,
-              "ridge": peak / BW, "row_groups": G})
+              "ridge": peak / BW, "row_groups": G, "busy_SMs": busy})
     if fp8:
         q["dequant_over_mma"] = q["t_dequant"] / t_mma
     units = {k: "s" for k in q if k.startswith("t_") or k == "time"}
     units.update({"bytes_hbm": "bytes", "bytes": "bytes", "flops": "FLOP", "flops_tiles": "FLOP", "mma_over_hbm": "1",
-                  "intensity_hbm": "FLOP/byte", "ridge": "FLOP/byte", "row_groups": "1", "dequant_over_mma": "1"})
+                  "intensity_hbm": "FLOP/byte", "ridge": "FLOP/byte", "row_groups": "1", "dequant_over_mma": "1",
+                  "busy_SMs": "1"})
     params = (B, H, L_q, N_k, d_c, d_r, B_h, B_n, S, P, n_SM, f_clk, F_SM, BW) + ((c_dq,) if fp8 else ())
-    defaults = {"B": 1, "H": 128, "L_q": 1, "N_k": 32768, "d_c": 512, "d_r": 64, "B_h": 64, "B_n": 64, "S": 1,
+    defaults = {"B": 128, "H": 128, "L_q": 1, "N_k": 32768, "d_c": 512, "d_r": 64, "B_h": 64, "B_n": 64, "S": 1,
                 "P": 64, "n_SM": H800.sms, "f_clk": H800.clock_hz, "F_SM": H800.tc_flops_per_sm_clk,
                 "BW": H800.hbm_bytes_per_s}
     if fp8:

@@ -14,20 +14,21 @@ from symbolic.models.mla import H800, decode_mla_fp8_time, decode_mla_time
 SMS, CLK, FLOP_CLK, BW = 132, 1_600_000_000, 4096, 3_350 * 10**9
 
 
-def by_hand(H=128, L_q=1, N_k=32768, S=1, fp8=False):
+def by_hand(B=128, H=128, L_q=1, N_k=32768, S=1, fp8=False):
     """DeepSeek-V3 (d_c 512, d_r 64, 64-row CTAs, 64-token pages = blocks) on the H800, from the stated
     assumptions: the cache and table once a sequence over HBM, whole 64 x 64 tiles on the tensor cores,
-    50 cycles a token a CTA to dequantize."""
+    50 cycles a token a CTA to dequantize, the work spread over min(132, segments) SMs."""
     R, G, nb = H * L_q, -(-H * L_q // 64), -(-N_k // 64)
     m = min(S, nb)
+    busy = min(SMS, B * G * m)
     per_token = 656 if fp8 else 1152
     hbm = N_k * per_token + 4 * nb + 2 * R * 576 * m + 2 * R * 512 + 4 * R
     if m > 1:
         hbm += 2 * 4 * R * m * 513                                 # partials written and read back
-    t_hbm = F(hbm, BW)
-    cycles_mma = G * nb * 2 * 64 * 64 * (576 + 512) // FLOP_CLK    # 34 x 64 a block a CTA
-    t_mma = F(cycles_mma, SMS * CLK)
-    t_dq = F(G * nb * 64 * 50, SMS * CLK)
+    t_hbm = F(B * hbm, BW)
+    cycles_mma = B * G * nb * 2 * 64 * 64 * (576 + 512) // FLOP_CLK    # 34 x 64 a block a CTA
+    t_mma = F(cycles_mma, busy * CLK)
+    t_dq = F(B * G * nb * 64 * 50, busy * CLK)
     return t_hbm, t_mma, t_dq
 
 
@@ -39,7 +40,8 @@ def test_h800_figures_are_the_deep_dives():
 
 
 @pytest.mark.parametrize("pt", [{}, {"H": 16}, {"H": 64}, {"H": 192}, {"H": 256, "S": 8}, {"L_q": 2},
-                                {"N_k": 100, "S": 2}, {"N_k": 4096, "S": 64}])
+                                {"N_k": 100, "S": 2}, {"B": 1, "N_k": 4096, "S": 64}, {"B": 1},
+                                {"B": 3, "H": 16, "S": 5}])
 def test_roofs_by_hand(pt):
     t_hbm, t_mma, t_dq = by_hand(**pt)
     v = decode_mla_time.evaluate(**pt)
@@ -51,10 +53,11 @@ def test_roofs_by_hand(pt):
 
 
 def test_the_turn_from_memory_to_compute_bound_near_128_rows():
-    """Whole row groups of 64: memory-bound up to 128 rows (at 128 the roofs are within 8 %), compute-bound
+    """A batch of 128 sequences (every SM busy), whole row groups of 64: memory-bound up to 128 rows (at 128 the roofs are within 8 %), compute-bound
     from 192.  The continuous turn, n_SM f F 2 (d_c + d_r) / (2 BW (2 d_c + d_r)) = 136.7 rows, is the
     deep-dive's 1/2 x 865/3.35 = 129 with (d_k + d_v)/d_k = 1088/576 for its 2."""
     ratio = {R: decode_mla_time.evaluate("mma_over_hbm", H=R) for R in (16, 32, 64, 128, 192, 256)}
+    assert decode_mla_time.evaluate("busy_SMs", H=128) == 132
     assert all(ratio[R] < 1 for R in (16, 32, 64, 128)) and all(ratio[R] > 1 for R in (192, 256))
     assert F(92, 100) < ratio[128] < 1
     turn = F(SMS * CLK * FLOP_CLK * 2 * 576, 2 * BW * 1088)
@@ -69,7 +72,7 @@ def test_the_turn_from_memory_to_compute_bound_near_128_rows():
 def test_fp8_is_dequantization_bound():
     """50 cycles against 34 (fp8 deep-dive): at 64 rows a CTA the dequantization roof is 50/34 = 25/17 of the
     MMA roof, whatever the batch, and above the HBM roof of 656 bytes a token."""
-    for pt in ({}, {"H": 64}, {"B": 8, "N_k": 4096}, {"H": 256}):
+    for pt in ({}, {"H": 64}, {"B": 8, "N_k": 4096}, {"H": 256}, {"B": 1}):
         v = decode_mla_fp8_time.evaluate(**pt)
         assert v["dequant_over_mma"] == F(25, 17)
         assert v["time"] == v["t_dequant"] > v["t_hbm"]
