@@ -341,6 +341,12 @@ def _arrays(B, L_q, H, W, P, table, q, kv, seed):
 
 
 def _gather(pool, ids, P, t0, t1):
-    """Tokens ``t0 .. t1-1`` of a sequence whose pages are ``ids``."""
+    """Tokens ``t0 .. t1-1`` of a sequence whose pages are ``ids``: a view of the pool when those pages are
+    consecutive in it (the same values; NumPy's fancy indexing would copy them), else a gather."""
     p0, p1 = t0 // P, (t1 - 1) // P + 1
-    return pool[ids[p0:p1]].reshape(-1, pool.shape[2])[t0 - p0 * P:t1 - p0 * P]
+    run = ids[p0:p1]
+    if run[-1] - run[0] == p1 - p0 - 1 and all(b - a == 1 for a, b in zip(run, run[1:])):
+        pages = pool[run[0]:run[-1] + 1]
+    else:
+        pages = pool[run]
+    return pages.reshape(-1, pool.shape[2])[t0 - p0 * P:t1 - p0 * P]
