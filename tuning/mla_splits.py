@@ -6,7 +6,7 @@ numbers are that commit's):
 * :func:`flashmla_num_sm_parts` is ``num_sm_parts`` of ``csrc/api/dense_decode.h:78``:
   ``max(num_sms / num_heads_k / ceil_div(seqlen_q * num_heads_q / num_heads_k, 64), 1)`` in C++ ``int``
   division - the partitions of the SMs that the ``ceil(H L_q / 64)`` row groups share, so that the grid
-  ``(row groups, h_k, num_sm_parts)`` (``splitkv_mla.cuh:1342``) fills the GPU once.
+  ``(row groups, h_k, num_sm_parts)`` (``splitkv_mla.cuh:1344``) fills the GPU once.
 * :func:`flashmla_schedule` is ``get_mla_metadata_kernel`` (``csrc/smxx/decode/get_decoding_sched_meta/
   get_decoding_sched_meta.cu:11-107``) for dense attention (``topk == -1``), called with ``block_size_n =
   64`` and ``fixed_overhead_num_blocks = 5`` (``dense_decode.h:101-113``).  Each sequence costs its key

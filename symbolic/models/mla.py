@@ -332,7 +332,7 @@ def _time(name: str, fp8: bool) -> Model:
 
     1. *HBM roof.*  Every byte of :func:`counts` moves once at the bandwidth ``BW``, except that the ``G``
        row groups of a sequence share one read of its cache and table: the ``G`` CTAs of a partition
-       walk the same blocks at the same time (grid ``(G, 1, num_sm_parts)``, ``splitkv_mla.cuh:1342``), and
+       walk the same blocks at the same time (grid ``(G, 1, num_sm_parts)``, ``splitkv_mla.cuh:1344``), and
        the second one's TMA loads hit L2 (``EVICT_FIRST`` hints "improve L2 cache hit rates",
        ``20250422-new-kernel-deep-dive.md:55``; its memory volume counts the cache once, ``:11``).
        ``t_hbm_unshared`` is the roof without that sharing.
@@ -393,7 +393,7 @@ def _time(name: str, fp8: bool) -> Model:
         defaults=defaults,
         source=("FlashMLA docs/20250422-new-kernel-deep-dive.md:11-13, 42, 55, 60; "
                 "docs/20250929-hopper-fp8-sparse-deep-dive.md:17-25; csrc/api/dense_decode.h:78; "
-                "csrc/sm90/decode/dense/splitkv_mla.cuh:1342; get_decoding_sched_meta.cu:62"),
+                "csrc/sm90/decode/dense/splitkv_mla.cuh:1344; get_decoding_sched_meta.cu:62"),
         notes=(note("NOTE: a model, not a measurement: three roofs that overlap perfectly; the ", G,
                     " row groups of a sequence share one HBM read of its cache (L2)"),
                note("defaults: H800 SXM5 as FlashMLA's deep-dives give it: 132 SMs, 4096 FLOP/clk/SM, 1.6 GHz "
