@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from base.errors import BadInput
 from symbolic.model import Model
-from symbolic.models.mla import B, B_h, H, L_q, N_k, S, counts, d_c, d_r, decode_mla, decode_mla_fp8
+from symbolic.models.mla import B, B_h, H, L_q, N_k, S, counts, d_c, d_r, decode_mla, decode_mla_fp8, decode_mla_time
 from symbolic.registry import ModelRef
 from verify import run_check
 from verify.checks.mla import checks
@@ -102,7 +102,7 @@ def test_bytes_per_token_are_1152_and_656_times_the_row_groups(h, groups):
     for n in (1, 64, 1000, 32768):
         assert decode_mla.evaluate("bytes_KV", **pt, N_k=n) == 1152 * n * groups
         assert decode_mla_fp8.evaluate("bytes_KV", **pt, N_k=n) == 656 * n * groups
-        assert decode_mla.evaluate("row_groups", **pt, N_k=n) == groups
+        assert decode_mla_time.evaluate("row_groups", **pt, N_k=n) == groups
 
 
 def test_flops_are_the_deep_dive_formula():

@@ -43,7 +43,7 @@ __all__ = ["checks", "ragged_checks", "schedule_checks", "time_checks", "roof_pr
 #: every count the executor measures and the models give (FP8 adds reads_KV_scale)
 QUANTITIES = ("reads", "writes", "flops", "reads_Q", "reads_KV_nope", "reads_KV_rope", "reads_table", "reads_O_s",
               "reads_LSE_s", "writes_O_s", "writes_LSE_s", "writes_O", "writes_LSE", "bytes_KV", "bytes_Q",
-              "bytes_read", "bytes_written", "bytes", "flops_tiles", "tokens_tiles", "segments")
+              "bytes_read", "bytes_written", "bytes", "flops_tiles", "tokens_tiles")
 _REAL_UP_TO = 40_000        # elements held by a point run in real mode
 _SHAPE = ("B", "H", "L_q", "N_k", "d_c", "d_r", "B_h", "B_n", "S", "P")
 
@@ -211,7 +211,7 @@ def _time_execute(model, fp8: bool):
 
 def _time_check(model, fp8: bool) -> Check:
     return Check(model=model, execute=_time_execute(model, fp8), grid=lambda full: iter(_TIME_SHAPES),
-                 quantities=("bytes", "flops", "flops_tiles"), size=lambda p: p.get("N_k", 32768),
+                 quantities=("bytes", "flops", "flops_tiles", "segments"), size=lambda p: p.get("N_k", 32768),
                  description="the bytes and tile FLOPs the time model prices are the executed kernel's")
 
 
