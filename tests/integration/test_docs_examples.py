@@ -22,7 +22,7 @@ import pytest
 from tilebound.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ("README.md", "docs/cli.md", "docs/decoding.md", "docs/gemm-variants.md")
+DOCS = ("README.md", "docs/cli.md", "docs/decoding.md", "docs/gemm-variants.md", "docs/mla-decoding.md")
 SHELL = {"sh", "bash", "console", "shell", "zsh"}
 _PREFIXES = (("tilebound",), (".venv/bin/tilebound",), ("python", "-m", "tilebound"),
              (".venv/bin/python", "-m", "tilebound"), ("python3", "-m", "tilebound"))
@@ -240,7 +240,7 @@ def _verify_tables(doc: str):
                 break
             cells = [c.strip() for c in row.strip("|").split("|")]
             rows[cells[0]] = tuple(cells[1:5])
-        found.append((k + 1, m.group(1).split()[1::2], rows))
+        found.append((k + 1, [w.strip("'\"") for w in m.group(1).split()[1::2]], rows))
     return found
 
 
