@@ -68,6 +68,9 @@ class Model:
     source: Note = Note()
     notes: tuple = ()
     validate: Optional[Callable[[Mapping[str, int]], None]] = None
+    #: inputs that are not scalar parameters, by the name a command line gives them (``counts`` for an MoE
+    #: routing): text -> the model for that input (``moe.grouped``'s ``--counts 7,0,13``)
+    inputs: Mapping[str, Callable[[str], "Model"]] = field(default_factory=dict)
 
     # ----------------------------------------------------------------- quantities
     @cached_property

@@ -204,7 +204,7 @@ def _validate_ke(pt):
         raise BadInput("k", f"top-k picks k distinct experts: k = {pt['k']} exceeds E = {pt['E']}")
 
 
-def _model(name, summary, m_blocks, notes=(), validate_point=_validate_ke, defaults=DEFAULTS):
+def _model(name, summary, m_blocks, notes=(), validate_point=_validate_ke, defaults=DEFAULTS, inputs=None):
     t, u, v = (sp.Dummy(n, integer=True, positive=True) for n in ("t", "u", "v"))
     return Model(
         name, summary, grouped_counts(m_blocks), params=PARAMS, units=UNITS,
@@ -214,7 +214,7 @@ def _model(name, summary, m_blocks, notes=(), validate_point=_validate_ke, defau
                       le=((B_M, T), (B_N, N), (B_K, K), (E, T), (k, E)),
                       subs={sp.Min(1, sp.floor(T / B_M)): 1}),
         asymptotic_quantity="total", defaults=defaults, source=SOURCE, notes=_NOTES + tuple(notes),
-        validate=validate_point)
+        validate=validate_point, inputs=inputs or {})
 
 
 @defines("moe.grouped", "MoE grouped GEMM (vLLM fused_moe) + top-k combine, balanced routing; counts= for any routing")
@@ -224,7 +224,9 @@ def grouped():
                   balanced_blocks(),
                   notes=(note("balanced routing: ", sp.Mod(T * k, E), " experts get ", sp.floor(T * k / E) + 1,
                               " pairs, the others ", sp.floor(T * k / E), "; any count vector: ",
-                              code("symbolic.models.moe.grouped_for(counts)")),))
+                              code("symbolic.models.moe.grouped_for(counts)"), ", or ", code("--counts"),
+                              " on the command line"),),
+                  inputs={"counts": lambda text: grouped_for(parse_counts(text))})
 
 
 @defines("moe.grouped.skewed", "MoE grouped GEMM + combine, most skewed routing: k experts take every token")

@@ -554,3 +554,31 @@ def test_ascii_terminal_gets_ascii_formulas():
     # N 1024, N_k 4096, d 64, B_c 128 -> 32 key blocks: reads 1024·130·32 + 2·4096·64 = 4,784,128, writes
     # 1024·64 + 1024·66·32 + 2·1024 = 2,230,272; 2 bytes each over 1.555 TB/s = 9.02 µs, memory-bound
     assert out.splitlines()[-1].split()[-3:] == ["9.02", "us", "memory"]
+
+
+# ------------------------------------------------------------------ --counts: an MoE routing (issue 20)
+def test_counts_on_show_and_table(capsys):
+    """Routing 7, 0, 13, 4 pairs over 4 experts with B_M = 64 (the default): by hand, each non-empty expert pads
+    to one 64-row block, so padded_rows = 3 x 64 = 192 and the weights are read once per M-block,
+    reads_W = 3 K N = 3 x 14,336 x 4,096 = 176,160,768 at N = 4096 (44,040,192 at N = 1024)."""
+    rc, out, err = run(capsys, "show", "moe.grouped", "--counts", "7,0,13,4", "--at", "T=24", "k=1")
+    assert rc == 0 and err == ""
+    vals = {ln.split()[0]: ln.split()[1] for ln in out.splitlines()
+            if ln.split()[:1] in (["padded_rows"], ["reads_W"]) and "=" not in ln}
+    assert vals == {"padded_rows": "192", "reads_W": "176,160,768"}
+    rc, out, err = run(capsys, "table", "moe.grouped", "--counts", "7,0,13,4", "--vary", "N=1024,4096",
+                       "--at", "T=24", "k=1", "-q", "padded_rows", "-q", "reads_W")
+    assert rc == 0
+    assert [ln.split() for ln in out.splitlines() if ln.startswith(("1,024", "4,096"))] == \
+        [["1,024", "192", "44,040,192"], ["4,096", "192", "176,160,768"]]
+
+
+@pytest.mark.parametrize("argv,line", [
+    (["show", "gemm.tiled", "--counts", "1,2"], "tilebound: counts: gemm.tiled takes no --counts (models that do: moe.grouped)"),
+    (["show", "moe.grouped", "--counts", "7,x"], "tilebound: counts: comma-separated integers"),
+    (["show", "moe.grouped", "--counts", "7,-1", "--at", "T=6"], "tilebound: counts: "),
+    (["show", "moe.grouped", "--counts", "7,0,13,4", "--at", "T=12", "k=2"], "tilebound: counts: an expert gets 13"),
+])
+def test_counts_refused_in_one_line(capsys, argv, line):
+    rc, out, err = run(capsys, *argv)
+    assert rc == 2 and err.count("\n") == 1 and err.startswith(line)

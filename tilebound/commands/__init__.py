@@ -16,6 +16,8 @@ the output target of ``--format``.
 
 from __future__ import annotations
 
+from base.errors import BadInput
+
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
@@ -63,6 +65,26 @@ def model(name: str):
     """The registered model ``name`` (:class:`~base.errors.BadInput` naming ``model``, with the nearest names)."""
     from symbolic import registry
     return registry.get(name)
+
+
+def with_inputs(m, args):
+    """``m`` for the non-scalar inputs given on the command line (``--counts 7,0,13``: an MoE routing), through
+    the model's own ``inputs`` hooks; :class:`~base.errors.BadInput` naming the option for a model without it."""
+    for name in ("counts",):
+        text = getattr(args, name, None)
+        if text is None:
+            continue
+        hook = m.inputs.get(name)
+        if hook is None:
+            from symbolic import registry
+            takers = [r.name for r in registry.refs() if name in r.model.inputs]
+            raise BadInput(name, f"{m.name} takes no --{name}" + (f" (models that do: {', '.join(takers)})"
+                                                                  if takers else ""))
+        m = hook(text)
+    return m
+
+
+COUNTS_HELP = "an MoE routing: pairs per expert, comma-separated (e.g. 7,0,13; moe.grouped)"
 
 
 def models(patterns: Sequence[str]) -> list:

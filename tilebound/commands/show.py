@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from base.errors import BadInput
 
-from . import AT_HELP, FORMATS, Command
+from . import AT_HELP, COUNTS_HELP, FORMATS, Command
 
 
 def add_arguments(s) -> None:
     s.add_argument("model")
     s.add_argument("--at", nargs="+", action="extend", metavar="NAME=VALUE", help=AT_HELP)
+    s.add_argument("--counts", default=None, metavar="N1,N2,...", help=COUNTS_HELP)
     s.add_argument("--dtype", default="fp16",
                    help="element type for bytes and the tensor peak (fp16, bf16, fp8, fp32; default fp16)")
     s.add_argument("--hw", default="A100", help="hardware for the roofline (default A100)")
@@ -29,14 +30,14 @@ def run(args, out) -> int:
 
     from .. import report
     from ..numbers import parse_assignments
-    from . import dtype, model, target
+    from . import dtype, model, target, with_inputs
 
     at = parse_assignments(args.at)
     hw = get_hardware(args.hw)
     element = dtype(args.dtype)
     if args.copies < 1:
         raise BadInput("copies", f"must be >= 1, got {args.copies}")
-    m = model(args.model)
+    m = with_inputs(model(args.model), args)
     report.check_names(at, [m])
     pt = report.point(m, at) if args.at else None
     fmt = target(args.format, out)

@@ -3,7 +3,7 @@ and ``--per EXPR`` columns (the ``--per`` grammar: :mod:`tilebound.per`)."""
 
 from __future__ import annotations
 
-from . import AT_HELP, FORMATS, Command
+from . import AT_HELP, COUNTS_HELP, FORMATS, Command
 
 
 def add_arguments(s) -> None:
@@ -12,6 +12,7 @@ def add_arguments(s) -> None:
                    help="values to sweep (A..B doubles from A to B; N,N_k=... ties parameters); "
                         "several --vary sweep their product")
     s.add_argument("--at", nargs="+", action="extend", metavar="NAME=VALUE", help=AT_HELP)
+    s.add_argument("--counts", default=None, metavar="N1,N2,...", help=COUNTS_HELP)
     s.add_argument("--quantity", "-q", action="append", help="quantities to show (default: all)")
     s.add_argument("--ratio", action="append", metavar="OTHER", help="add OTHER's value and MODEL ÷ OTHER")
     s.add_argument("--inverse", action="store_true", help="ratio columns as OTHER ÷ MODEL")
@@ -27,11 +28,11 @@ def run(args, out) -> int:
 
     from .. import report
     from ..numbers import parse_assignments, parse_vary
-    from . import dtype, model, target
+    from . import dtype, model, target, with_inputs
 
     vary = parse_vary(args.vary)
     at = parse_assignments(args.at)
-    m = model(args.model)
+    m = with_inputs(model(args.model), args)
     others = [model(n) for n in args.ratio or ()]
     table = report.sweep_table(m, vary, at, args.quantity or (), others, args.per or (),
                                dtype(args.dtype) if args.dtype else None, args.inverse)
