@@ -111,3 +111,22 @@ def test_a_shape_beyond_a_kernels_int_is_refused_in_its_row(capsys):
 def test_huge_sizes_finish_and_say_why(capsys, at):
     rc, out, err = run(capsys, "splits", "--at", *SHAPE, *at)
     assert rc == 0 and err == "" and "exceeds the kernel's 32-bit int" in out
+
+
+# ------------------------------------------------------------------ --mla: FlashMLA's scheduler (issue 19)
+def test_mla_splits_of_one_deepseek_sequence(capsys):
+    """One 32k sequence of DeepSeek-V3 (128 heads: two row groups of 64) on 132 SMs: 66 partitions; 512 key
+    blocks plus 5 of overhead each gives ceil(517 / 66) + 5 = 13 a partition, 8 blocks each: 64 splits
+    (worked in tuning/mla_splits.py, checked there against the scheduler's loop)."""
+    rc, out, err = run(capsys, "splits", "--mla", "--gpu", "H100", "--at", "B=1", "H=128", "L_q=1", "N_k=32768")
+    assert rc == 0 and err == ""
+    row = next(ln for ln in out.splitlines() if ln.startswith("FlashMLA ("))
+    assert row.split()[3] == "64"
+
+
+@pytest.mark.parametrize("at,line", [(["B=10**9"], "tilebound: B: FlashMLA's scheduler lists every sequence"),
+                                     (["S=4"], "tilebound: S: is what the scheduler chooses"),
+                                     (["H_kv=8"], "tilebound: H_kv: not a parameter of decode.mla")])
+def test_mla_splits_bad_input(capsys, at, line):
+    rc, out, err = run(capsys, "splits", "--mla", "--at", *at)
+    assert rc == 2 and err.startswith(line) and err.count("\n") == 1

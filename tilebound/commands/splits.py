@@ -32,7 +32,55 @@ def add_arguments(s) -> None:
     s.add_argument("--gpu", default="H100", help="hardware (A100, A100-80GB, H100, H200, B200; default H100)")
     s.add_argument("--at", nargs="+", action="extend", metavar="NAME=VALUE",
                    help="B, H, H_kv, L_q, N_k, d, d_v, B_n, P (page size), ctas_per_sm (FlashInfer's occupancy)")
+    s.add_argument("--mla", action="store_true",
+                   help="an MLA decode shape (decode.mla: B, H, L_q, N_k, d_c, d_r, B_h, B_n, P): FlashMLA's "
+                        "scheduler's splits of each sequence (get_mla_metadata), with the bytes at them")
     s.add_argument("--format", choices=FORMATS, default="text")
+
+
+#: --mla: at most this many sequences are scheduled one by one (the scheduler lists each sequence)
+MLA_MAX_BATCH = 4096
+
+
+def mla_table(gpu_name: str, at: dict):
+    """FlashMLA's splits for a uniform batch of MLA decode (:func:`tuning.mla_splits.flashmla_splits`), and
+    ``decode.mla``'s bytes at that schedule against the unsplit kernel's."""
+    from collections import Counter
+
+    from printing.tables import Measure, Table
+    from symbolic.hardware import get_hardware
+    from symbolic.models.mla import decode_mla
+    from tuning.mla_splits import counts_at_schedule, flashmla_splits
+
+    from ..report import check_names, point
+
+    try:
+        gpu = get_hardware(gpu_name)
+    except BadInput as exc:
+        raise BadInput("gpu", exc.problem) from None
+    if gpu.sms is None:
+        raise BadInput("gpu", f"{gpu.name} has no SM count in the hardware table")
+    m = decode_mla.model
+    check_names(at, [m])
+    if "S" in at:
+        raise BadInput("S", "is what the scheduler chooses here; leave it out")
+    pt = point(m, {**at, "S": 1})
+    if pt["B"] > MLA_MAX_BATCH:
+        raise BadInput("B", f"FlashMLA's scheduler lists every sequence; {pt['B']:,} exceed the {MLA_MAX_BATCH:,} "
+                            "this command schedules one by one")
+    lengths = [pt["N_k"]] * pt["B"]
+    splits = flashmla_splits(lengths, gpu.sms, pt["H"], pt["L_q"])
+    unsplit = m.evaluate(**pt)
+    # the sequences are alike but the scheduler may cut them differently: each group at its own S
+    rows = [(f"FlashMLA ({n} sequence{'s' if n > 1 else ''})", s,
+             Measure(counts_at_schedule(m, pt, [pt["N_k"]] * n, [s] * n)["bytes"], "B"),
+             "csrc/smxx/decode/get_decoding_sched_meta/get_decoding_sched_meta.cu:28-101; csrc/api/dense_decode.h:78")
+            for s, n in sorted(Counter(splits).items())]
+    rows.append(("no split", 1, Measure(unsplit["bytes"], "B"), "S = 1"))
+    where = ", ".join(f"{k} = {v}" for k, v in pt.items() if k != "S")
+    return Table(("rule", "S", "bytes", "source"), tuple(rows),
+                 caption=f"FlashMLA's splits on {gpu.name} ({gpu.sms} SMs) at {where}",
+                 notes=("bytes as decode.mla counts them at the scheduler's splits (each sequence at its own S)",))
 
 
 def _point(at: dict, time_model) -> tuple[dict, dict]:
@@ -114,7 +162,8 @@ def run(args, out) -> int:
     from ..numbers import parse_assignments
     from . import target
 
-    table = splits_table(args.gpu, parse_assignments(args.at))
+    at = parse_assignments(args.at)
+    table = mla_table(args.gpu, at) if args.mla else splits_table(args.gpu, at)
     out.write(render(table, target(args.format, out)) + "\n")
     return 0
 
