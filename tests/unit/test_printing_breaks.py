@@ -1,0 +1,141 @@
+"""Long lines of the text printer break as the LaTeX printer's do, and a broken formula is the same formula.
+
+``tilebound show gemm.l2`` once printed one formula line of 5,042 characters.  :func:`printing.text.break_text`
+breaks a formula before a sum's operator, between a product's factors, before a divisor or after a
+``min``/``max`` comma, outermost first; :func:`printing.text.model_to_text` sets each continuation under the
+``=`` and wraps prose at spaces, so that every line is at most :data:`printing.text.LINE_WIDTH` characters.
+The references: break points and layouts worked out by hand below, and the unbroken printer
+(:func:`printing.text.to_text`), whose text the broken lines give back, whitespace aside.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import sympy as sp
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from printing.text import LINE_WIDTH, _MarkingTextPrinter, _chunks, break_text, model_to_text, note_to_text, to_text
+from symbolic import registry
+from symbolic.params import param
+
+N, d, M = param("N"), param("d"), param("M")
+Nk = param("N_k", latex="N_k")
+
+MODELS = registry.names()
+
+
+def _squeezed(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+# ----------------------------------------------------------------------------- break points, by hand
+BREAKS = [
+    # expression, width, Unicode lines, ASCII lines
+    # a sum breaks before its operator; the next line starts with it
+    (2 * N * d + 3 * Nk * d + M, 12, ["M + 2·N·d", "+ 3·N_k·d"], ["M + 2*N*d", "+ 3*N_k*d"]),
+    # the outer sum's operator, not the inner one's (both would leave the first line long enough)
+    (N * (d + M) + Nk, 11, ["N·(M + d)", "+ N_k"], ["N*(M + d)", "+ N_k"]),
+    # a product between its factors; the next line starts with the multiplication sign
+    (N * d * M * Nk, 5, ["M·N", "·N_k", "·d"], ["M*N", "*N_k", "*d"]),
+    # a min after its arguments' commas
+    (sp.Min(N * d, M + Nk, Nk * d), 12, ["min(N·d,", "N_k·d,", "M + N_k)"], ["min(N*d,", "N_k*d,", "M + N_k)"]),
+    # it fits: one line
+    (2 * N * d + 3 * Nk * d + M, 19, ["M + 2·N·d + 3·N_k·d"], ["M + 2*N*d + 3*N_k*d"]),
+]
+
+
+@pytest.mark.parametrize("expr,width,uni,asc", BREAKS, ids=[f"{c[0]}@{c[1]}" for c in BREAKS])
+def test_break_points_by_hand(expr, width, uni, asc):
+    assert break_text(expr, width) == uni
+    assert break_text(expr, width, unicode=False) == asc
+
+
+def test_an_atom_longer_than_the_width_stays_whole():
+    """A name of 120 characters has no break point: its line is longer than the width, and says all of it."""
+    long = sp.Symbol("a" * 120)
+    assert break_text(long + N, LINE_WIDTH) == ["N", "+ " + "a" * 120]
+
+
+@given(st.lists(st.tuples(st.integers(1, 99), st.sampled_from([N, d, M, Nk]), st.sampled_from([N, d, M, Nk])),
+                min_size=1, max_size=12), st.integers(8, 40), st.booleans())
+@example([(3, N, d)], 8, True)
+@example([(99, N, M), (7, d, Nk), (12, Nk, Nk), (5, M, d)], 8, False)
+def test_joined_lines_give_back_the_formula(terms, width, unicode):
+    """Whitespace aside, the broken lines are the unbroken text; and each line fits, since the longest
+    piece without a break point (``+ 99``, ``*N_k^2``) is shorter than 8 characters."""
+    expr = sum(c * a * b for c, a, b in terms)
+    lines = break_text(expr, width, unicode=unicode)
+    assert _squeezed("".join(lines)) == _squeezed(to_text(expr, unicode=unicode))
+    assert all(len(ln) <= width for ln in lines), lines
+    assert len(lines) == 1 or len(to_text(expr, unicode=unicode)) > width
+
+
+# ----------------------------------------------------------------------------- every registered model
+@pytest.mark.parametrize("name", MODELS)
+def test_marks_removed_give_the_plain_printer_text(name):
+    """The breaking printer's text, its break points removed, is the plain printer's, character for character."""
+    for unicode in (True, False):
+        for q, e in registry.get(name).all_quantities.items():
+            marked = _MarkingTextPrinter({"unicode": unicode}).doprint(e)
+            assert "".join(t for _, _, t in _chunks(marked)) == to_text(e, unicode=unicode), (q, unicode)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_every_line_fits(name):
+    m = registry.get(name)
+    for unicode in (True, False):
+        for ln in model_to_text(m, unicode=unicode).splitlines():
+            assert len(ln) <= LINE_WIDTH, (unicode, len(ln), ln)
+
+
+@pytest.mark.parametrize("name", ["gemm.l2", "gemm.l2.lru", "latency.littles_law", "decode.time"])
+def test_nothing_is_lost(name):
+    """The broken printout is the unbroken one (a width nothing reaches), whitespace aside, in both styles."""
+    m = registry.get(name)
+    for unicode in (True, False):
+        broken = model_to_text(m, unicode=unicode)
+        whole = model_to_text(m, unicode=unicode, width=10**9)
+        assert max(len(ln) for ln in whole.splitlines()) > LINE_WIDTH or name == "decode.time"
+        assert _squeezed(broken) == _squeezed(whole)
+
+
+@pytest.mark.parametrize("name", ["gemm.l2", "gemm.l2.lru"])
+def test_gemm_l2_formula_is_broken_under_its_equals_sign(name):
+    """The 5,042-character no-reuse sum: its first line ends before the width, and every continuation starts
+    with an operator in the column of the ``=`` (or, after a comma, under the formula's first character)."""
+    for unicode in (True, False):
+        lines = model_to_text(registry.get(name), unicode=unicode).splitlines()
+        k = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith("hbm_reads_no_reuse "))
+        col = lines[k].index(" = ") + 1
+        more = []
+        for ln in lines[k + 1:]:
+            if len(ln) - len(ln.lstrip()) < col:
+                break
+            more.append(ln)
+        assert len(more) > 20, len(more)            # thousands of characters: many lines
+        ops = "+-·/" if unicode else "+-*/"
+        for ln in more:
+            assert (ln[col] in ops and not ln[:col].strip()) or (not ln[:col + 2].strip() and ln[col + 2] != " "), ln
+        assert _squeezed(lines[k] + "".join(more)).startswith("hbm_reads_no_reuse=")
+
+
+def test_a_broken_formula_keeps_its_unit_on_its_last_line():
+    lines = model_to_text(registry.get("gemm.l2"), unicode=True).splitlines()
+    k = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith("hbm_reads_no_reuse "))
+    j = next(i for i in range(k + 1, len(lines)) if lines[i].lstrip().startswith("hbm_reads_fits"))
+    assert lines[j - 1].endswith("  [elements]") and "[elements]" not in "".join(lines[k:j - 1])
+
+
+def test_long_prose_wraps_at_spaces():
+    """A note longer than the width wraps, continuation indented under the note's text, no word split."""
+    m = registry.get("gemm.l2")
+    note = "NOTE: " + note_to_text(m.notes[0])
+    assert len(note) > LINE_WIDTH
+    lines = model_to_text(m).splitlines()
+    k = lines.index(note[:note.rindex(" ", 0, LINE_WIDTH + 1)])     # the last space the width allows
+    more = [ln for ln in lines[k + 1:k + 4] if ln.startswith(" " * 6)]
+    assert more and all(not ln.startswith(" " * 7) for ln in more)
+    assert " ".join([lines[k]] + [ln.strip() for ln in more]) == note
