@@ -20,7 +20,7 @@ import sympy as sp
 
 from symbolic.notes import Note, as_note, note, symbol
 
-from .notation import Theta
+from .notation import GROUP_FROM, Grouped, Theta
 
 __all__ = ["Line", "Section", "Parameter", "Printout", "Quantity", "quantity", "model_printout", "model_sections", "LABEL_WIDTH",
            "joined", "point_note", "value_expr", "tied_note"]
@@ -116,13 +116,17 @@ def joined(notes, sep: str) -> Note:
 
 
 def value_expr(value) -> sp.Expr:
-    """A parameter's value as math: an integer exactly, any other number to four significant digits."""
+    """A parameter's value as math: an integer exactly, with its digits grouped from
+    :data:`~printing.notation.GROUP_FROM` digits on as the tables group them (:class:`~printing.notation.Grouped`:
+    ``3,350,000,000,000``, LaTeX ``3{,}350{,}000{,}000{,}000``; ``4096`` as it is), any other number to four
+    significant digits (``7.0e-7``)."""
     if isinstance(value, bool):
         raise TypeError(f"not a parameter value: {value!r}")
-    if isinstance(value, int) or (isinstance(value, Fraction) and value.denominator == 1):
-        return sp.Integer(int(value))
-    if isinstance(value, sp.Basic) and value.is_Integer:
-        return value
+    if isinstance(value, Fraction) and value.denominator == 1:
+        value = value.numerator
+    if isinstance(value, int) or (isinstance(value, sp.Basic) and value.is_Integer):
+        n = int(value)
+        return Grouped(n) if abs(n) >= 10 ** (GROUP_FROM - 1) else sp.Integer(n)
     return sp.Float(f"{float(value):.4g}")
 
 

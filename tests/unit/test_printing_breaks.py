@@ -6,17 +6,24 @@ breaks a formula before a sum's operator, between a product's factors, before a 
 ``=`` and wraps prose at spaces, so that every line is at most :data:`printing.text.LINE_WIDTH` characters.
 The references: break points and layouts worked out by hand below, and the unbroken printer
 (:func:`printing.text.to_text`), whose text the broken lines give back, whitespace aside.
+
+A point in a caption or title (``decode.time: time at ... BW = 3350000000000``) groups an integer's digits
+as the tables do (``3,350,000,000,000``; LaTeX ``3{,}350{,}000{,}000{,}000``) from five digits on.
 """
 
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 import pytest
 import sympy as sp
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from printing.content import point_note, value_expr
+from printing.latex import note_to_latex, to_latex
+from printing.notation import Grouped
 from printing.text import LINE_WIDTH, _MarkingTextPrinter, _chunks, break_text, model_to_text, note_to_text, to_text
 from symbolic import registry
 from symbolic.params import param
@@ -139,3 +146,53 @@ def test_long_prose_wraps_at_spaces():
     more = [ln for ln in lines[k + 1:k + 4] if ln.startswith(" " * 6)]
     assert more and all(not ln.startswith(" " * 7) for ln in more)
     assert " ".join([lines[k]] + [ln.strip() for ln in more]) == note
+
+
+# ----------------------------------------------------------------------------- a point's values, grouped
+GROUPED = [
+    # value, text, LaTeX (written by hand: groups of three from five digits on, as the tables' cells)
+    (1, "1", "1"),
+    (4096, "4096", "4096"),
+    (9999, "9999", "9999"),
+    (10000, "10,000", "10{,}000"),
+    (32768, "32,768", "32{,}768"),
+    (3350000000000, "3,350,000,000,000", "3{,}350{,}000{,}000{,}000"),
+    (-123456, "-123,456", "-123{,}456"),
+    (sp.Integer(51200), "51,200", "51{,}200"),
+    (Fraction(14336, 1), "14,336", "14{,}336"),
+    (7e-7, "7.0e-7", r"7.0 \cdot 10^{-7}"),          # a real: four significant digits, as before
+    (1.4321e-7, "1.432e-7", r"1.432 \cdot 10^{-7}"),
+    (Fraction(1, 3), "0.3333", "0.3333"),
+]
+
+
+@pytest.mark.parametrize("value,text,tex", GROUPED, ids=[c[1] for c in GROUPED])
+def test_values_group_their_digits(value, text, tex):
+    """As a point shows them: the right-hand side of ``N = value``."""
+    shown = sp.Eq(N, value_expr(value), evaluate=False)
+    assert to_text(shown) == to_text(shown, unicode=False) == f"N = {text}"
+    assert to_latex(shown) == f"N = {tex}"
+
+
+def test_a_value_beyond_the_digit_limit_shows_its_size():
+    """10**4500 has more digits than Python prints (4,300): the scientific form and the digit count."""
+    assert to_text(value_expr(10**4500)) == "1.00e+4500 (4,501 digits)"
+    assert to_latex(value_expr(10**4500)) == r"1.00 \cdot 10^{4500}\ \text{(4{,}501 digits)}"
+
+
+def test_grouped_is_an_integer_only_for_display():
+    assert Grouped(32768) == Grouped(32768) and Grouped(32768) != Grouped(32769)
+    assert Grouped(10**4500).value == 10**4500
+    for bad in (True, 1.5, "7"):
+        with pytest.raises(TypeError):
+            Grouped(bad)
+
+
+def test_the_decode_time_point_groups_bandwidth_and_keeps_small_integers():
+    """``decode.time``'s defaults: BW = 3.35 TB/s as 3,350,000,000,000 B/s; N_k = 32,768; d = 128 as it is."""
+    m = registry.get("decode.time")
+    point = {"N_k": 32768, "d": 128, "BW": 3350000000000, "L": 7e-7}
+    pn = point_note(m, point)
+    assert note_to_text(pn) == "N_k = 32,768, d = 128, BW = 3,350,000,000,000, L = 7.0e-7"
+    assert note_to_latex(pn) == (r"$N_{k} = 32{,}768$, $d = 128$, $BW = 3{,}350{,}000{,}000{,}000$, "
+                                 r"$L = 7.0 \cdot 10^{-7}$")
