@@ -86,6 +86,10 @@ class Check:
     size: Optional[Callable[[Point], int]] = None
     extra: Sequence[str] = ()
     description: str = ""
+    #: the executor's work at a point in its own budget unit (``work_unit``: requests simulated, blocks
+    #: walked), where it states one: what a caller (a plot) asks to judge a point cheap, instead of ``size``
+    work: Optional[Callable[[Point], int]] = None
+    work_unit: str = ""
 
     def __post_init__(self):
         if not self.name:

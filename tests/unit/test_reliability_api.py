@@ -45,3 +45,21 @@ def test_assert_agree_compares_arrays_element_by_element():
         assert_agree(same, lambda p: {"y": np.arange(3) * p["N"] + (p["N"] == 2)}, [dict(N=1), dict(N=2)])
     with pytest.raises(AssertionError):                 # a shape mismatch is a disagreement, not an error
         assert_agree(same, lambda p: {"y": np.arange(4)}, [dict(N=1)])
+
+
+def test_a_plot_runs_an_executor_by_its_stated_work():
+    """gemm.l2 at M = N = K = 4096 in 128 x 128 tiles and K-steps of 16 (the check's pinned B_K): 2 x 32 x 32 x
+    256 = 524,288 tile requests, within the plot's budget though far beyond the check's default sweep's
+    largest size; at M = N = 65,536 it is 2 x 512 x 512 x 256 = 134,217,728 requests, beyond it: formula
+    only, with a note naming the unit."""
+    from tilebound.executed import PLOT_WORK_BUDGET, executed_points
+    from tilebound.report import point
+    from verify.checks.gemm import l2_requests
+
+    m = registry.get("gemm.l2")
+    small, big = (point(m, dict(M=n, N=n, K=4096)) for n in (4096, 65536))
+    assert l2_requests({**small, "B_K": 16}) == 524_288 <= PLOT_WORK_BUDGET < l2_requests({**big, "B_K": 16}) \
+        == 134_217_728
+    xs, ys, notes = executed_points(m, "hbm_reads_fits", [(4096, small), (65536, big)])
+    assert xs == [4096] and ys == [m.evaluate("hbm_reads_fits", **small)]
+    assert any("tile requests" in n and "65536" in n for n in notes)
