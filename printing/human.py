@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from numbers import Real
 
-__all__ = ["fmt_bytes", "fmt_time", "fmt_int", "fmt_si", "fmt_real", "fmt_exact", "fmt_sci", "MAX_DIGITS"]
+__all__ = ["fmt_bytes", "fmt_time", "fmt_int", "fmt_si", "fmt_real", "fmt_exact", "fmt_sci", "is_huge", "MAX_DIGITS"]
 
 #: integers with more digits than this print in scientific form (Python refuses str() beyond 4300)
 MAX_DIGITS = 4000
@@ -46,7 +46,7 @@ def fmt_sci(x, digits: int = 3) -> str:
     return f"{sign}{ms[0]}.{ms[1:]}e{'+' if e >= 0 else '-'}{abs(e)}" if digits > 1 else f"{sign}{ms}e{e:+d}"
 
 
-def _huge(n: int) -> bool:
+def is_huge(n: int) -> bool:
     return abs(int(n)).bit_length() > _MAX_BITS
 
 
@@ -107,7 +107,7 @@ def fmt_int(n: int) -> str:
     """An exact integer with thousands separators: ``12,320,768``; beyond :data:`MAX_DIGITS` digits
     its scientific form and digit count."""
     n = int(n)
-    if _huge(n):
+    if is_huge(n):
         return f"{fmt_sci(n)} ({_exponent(Fraction(abs(n))) + 1:,} digits)"
     return f"{n:,}"
 
@@ -118,7 +118,7 @@ def fmt_exact(v) -> str:
     f = Fraction(v)
     if f.denominator == 1:
         return fmt_int(f.numerator)
-    if _huge(f.numerator) or _huge(f.denominator):
+    if is_huge(f.numerator) or is_huge(f.denominator):
         nd = _exponent(Fraction(abs(f.numerator))) + 1
         dd = _exponent(Fraction(f.denominator)) + 1
         return f"{fmt_sci(f)} (exactly a {nd:,}-digit numerator over a {dd:,}-digit denominator)"

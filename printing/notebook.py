@@ -26,6 +26,7 @@ import sympy as sp
 from symbolic.model import Evaluation, Model
 
 from .content import model_printout
+from .human import fmt_exact, is_huge
 from .latex import BREAK_AT, break_latex, math_text, note_to_math, sections_to_latex, to_latex
 from .text import to_text
 
@@ -62,9 +63,18 @@ def substituted_latex(expr, point) -> str:
 
 
 def _value_latex(v) -> str:
+    """The exact value in math: every digit with ``{,}`` groups up to :data:`printing.human.MAX_DIGITS`
+    digits, beyond that the terminal's scientific form with its digit count (Python refuses ``str`` of an int
+    beyond 4,300 digits)."""
     if isinstance(v, Fraction) and v.denominator != 1:
+        if is_huge(v.numerator) or is_huge(v.denominator):
+            return r"\text{" + fmt_exact(v) + "}"
         return rf"\frac{{{v.numerator}}}{{{v.denominator}}} \approx {float(v):.4g}"
     n = int(v)
+    if is_huge(n):
+        mantissa, _, rest = fmt_exact(n).partition(" ")
+        m, _, e = mantissa.partition("e")
+        return rf"{m} \times 10^{{{int(e)}}}\ \text{{{rest}}}"
     s = f"{abs(n):,}".replace(",", "{,}")
     return ("-" if n < 0 else "") + s
 
@@ -76,7 +86,9 @@ def _rows(ev) -> list[str]:
         unit_tex = rf"\ {math_text(unit)}" if unit and unit != "1" else ""
         label = math_text(q)
         steps = [break_latex(expr, BREAK_AT)]
-        sub = break_latex(expr, BREAK_AT, values=ev.point)
+        # the middle row writes every value's digits: not for a point beyond the terminal's digit limit
+        sub = steps[0] if any(isinstance(v, int) and is_huge(v) for v in ev.point.values()) else \
+            break_latex(expr, BREAK_AT, values=ev.point)
         if sub != steps[0] and sum(map(len, sub)) < 20000:    # a parameter-free quantity shows no middle line
             steps.append(sub)
         steps.append([_value_latex(ev.values[q]) + unit_tex])
@@ -91,7 +103,9 @@ def _rows(ev) -> list[str]:
 
 def _point_latex(ev) -> str:
     by_name = {p.name: p for p in ev.model.params}
-    return ", ".join(f"{by_name[k].latex} = {to_latex(sp.nsimplify(v))}" for k, v in ev.point.items())
+    return ", ".join(f"{by_name[k].latex} = "
+                     + (_value_latex(v) if isinstance(v, int) and is_huge(v) else to_latex(sp.nsimplify(v)))
+                     for k, v in ev.point.items())
 
 
 def evaluation_latex(ev) -> str:
@@ -107,11 +121,12 @@ def evaluation_html(ev) -> str:
 
 def evaluation_text(ev) -> str:
     """The worked evaluation as plain text, one line per quantity: ``q = formula = value unit``."""
-    where = ", ".join(f"{k}={v}" for k, v in ev.point.items())
+    where = ", ".join(f"{k}={fmt_exact(v) if is_huge(int(v)) else v}" for k, v in ev.point.items())
     lines = [f"{ev.model.name} at {where}:"]
     for q, expr in ev.model.all_quantities.items():
         v = ev.values[q]
-        shown = f"{int(v):,}" if not (isinstance(v, Fraction) and v.denominator != 1) else f"{v} ≈ {float(v):.4g}"
+        shown = fmt_exact(v) if not (isinstance(v, Fraction) and v.denominator != 1) or is_huge(v.numerator) \
+            or is_huge(v.denominator) else f"{v} ≈ {float(v):.4g}"
         lines.append(f"  {q} = {to_text(expr)} = {shown} {ev.model.unit(q)}".rstrip())
     return "\n".join(lines)
 

@@ -6,9 +6,11 @@ keys are the model's own parameter names, so the model's full point (``--at`` va
 model's defaults) is what the executor is given; keys only the executor takes (``Check.extra``: an
 L2 capacity, a seed) come from the check's first pinned point that gives them.
 
-Executors are run only where they are cheap: at points no larger (by the check's own ``size``) than
-the largest point of the check's default grid - the sizes ``python -m verify`` runs on every commit.
-Larger points are drawn as formula only, and a note says so.
+Executors are run only where they are cheap.  A check that states its executor's work (``Check.work``, in
+the executor's own budget unit: the LRU simulation's tile requests) is run wherever that work is at most
+:data:`PLOT_WORK_BUDGET` units; any other at points no larger (by the check's own ``size``) than the largest
+point of its default grid - the sizes ``python -m verify`` runs on every commit.  Other points are drawn
+as formula only, and a note says so.
 """
 
 from __future__ import annotations
@@ -17,10 +19,13 @@ from typing import Sequence
 
 from base.errors import BadInput
 
-__all__ = ["check_for", "executed_points", "DEFAULT_SIZE_LIMIT"]
+__all__ = ["check_for", "executed_points", "DEFAULT_SIZE_LIMIT", "PLOT_WORK_BUDGET"]
 
 #: the size limit for a check whose default grid is empty (drawn points only)
 DEFAULT_SIZE_LIMIT = 4096
+#: a plot runs an executor that states its work at points of at most this many of its work units (the LRU
+#: simulation replays about a million tile requests a second: 4096^3 in 128 x 128 x 16 tiles is 524,288)
+PLOT_WORK_BUDGET = 2_000_000
 
 
 def _covers(check, quantity: str) -> bool:
@@ -58,7 +63,7 @@ def executed_points(model, quantity: str, points: Sequence[tuple]) -> tuple[list
     xs, ys, skipped, notes = [], [], [], []
     for x, pt in points:
         full = {**pt, **extra}
-        if check.size_of(full) > limit:
+        if (check.work(full) > PLOT_WORK_BUDGET) if check.work is not None else (check.size_of(full) > limit):
             skipped.append(x)
             continue
         try:
@@ -74,7 +79,10 @@ def executed_points(model, quantity: str, points: Sequence[tuple]) -> tuple[list
                             f"{', '.join(got)}); plotting the formula only"]
         xs.append(x)
         ys.append(got[quantity])
-    if skipped:
+    if skipped and check.work is not None:
+        notes.append(f"{model.name}: executor not run at {', '.join(map(str, skipped))}: the {check.name} executor's "
+                     f"work there exceeds {PLOT_WORK_BUDGET:,} {check.work_unit or 'units'}; formula only there")
+    elif skipped:
         notes.append(f"{model.name}: executor not run at {', '.join(map(str, skipped))}: the {check.name} check "
                      f"sizes those points beyond {limit:,}, the largest of its default sweep; formula only there")
     return xs, ys, notes

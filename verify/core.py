@@ -21,9 +21,19 @@ Point = Mapping[str, object]
 Values = Mapping[str, object]
 
 
+def _same(a, b) -> bool:
+    """Exact equality of two values; arrays (NumPy, or anything with a ``shape``) compare element by element
+    and equal when every element is (``==`` on arrays gives an array, whose truth is ambiguous)."""
+    if hasattr(a, "shape") or hasattr(b, "shape"):
+        import numpy as np
+        return bool(np.shape(a) == np.shape(b) and np.array_equal(np.asarray(a), np.asarray(b)))
+    return bool(a == b)
+
+
 def exact_equal(formula: Values, executed: Values) -> Optional[str]:
-    """``None`` when every quantity the formula gives equals the executed one exactly; else a message."""
-    bad = [k for k in formula if k in executed and formula[k] != executed[k]]
+    """``None`` when every quantity the formula gives equals the executed one exactly (arrays element by
+    element); else a message."""
+    bad = [k for k in formula if k in executed and not _same(formula[k], executed[k])]
     missing = [k for k in formula if k not in executed]
     if missing:
         return f"executor gives no {', '.join(missing)}"
@@ -76,6 +86,10 @@ class Check:
     size: Optional[Callable[[Point], int]] = None
     extra: Sequence[str] = ()
     description: str = ""
+    #: the executor's work at a point in its own budget unit (``work_unit``: requests simulated, blocks
+    #: walked), where it states one: what a caller (a plot) asks to judge a point cheap, instead of ``size``
+    work: Optional[Callable[[Point], int]] = None
+    work_unit: str = ""
 
     def __post_init__(self):
         if not self.name:
@@ -261,6 +275,9 @@ def assert_agree(formula: Callable[[Point], Values], execute: Callable[[Point], 
     checked.  ``BadInput`` for no points, and (naming ``formula`` or ``executor``) for a return that is not
     a non-empty mapping - that is a broken contract, not a disagreement."""
     from base.errors import BadInput
+    if isinstance(points, (Mapping, str, bytes)) or not isinstance(points, Iterable):
+        raise BadInput("points", f"a list of points, each a mapping {{parameter: value}}, got {points!r:.80}"
+                                 + (" (one point? wrap it in a list)" if isinstance(points, Mapping) else ""))
     pts = list(points)
     if not pts:
         raise BadInput("points", "no points to check; give at least one mapping {parameter: value}")

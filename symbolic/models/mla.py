@@ -100,7 +100,7 @@ from base.errors import BadInput
 from ..asymptotics import Regime
 from ..floorsum import gcd
 from ..model import Model
-from ..notes import code, note
+from ..notes import code, note, symbol
 from ..params import param, real_param
 from ..registry import ModelRef
 from .decode import SplitLaunch
@@ -110,14 +110,17 @@ __all__ = ["B", "H", "L_q", "N_k", "d_c", "d_r", "B_h", "B_n", "S", "P", "n_SM",
            "SCALE_GROUP", "DTYPES", "H800", "counts", "bytes_per_token", "table_entries", "check_mla_point", "FLASHMLA"]
 
 # ------------------------------------------------------------------------------------------ parameters
+# the tensors the notes name, which are not parameters
+_Q, _V, _O = (symbol(n) for n in ("Q", "V", "O"))
+
 B = param("B", "sequences in the batch")
 H = param("H", "query heads (all share the one latent KV)")
 L_q = param("L_q", "query tokens per sequence (1 when decoding, more with MTP)", latex="L_{q}")
 N_k = param("N_k", "cached tokens per sequence", latex="N_{k}")
-d_c = param("d_c", "latent (NoPE) columns: DeepSeek's kv_lora_rank; also the value and output width",
-            latex="d_{c}")
-d_r = param("d_r", "RoPE columns of the key: DeepSeek's qk_rope_head_dim", latex="d_{r}")
-B_h = param("B_h", "query rows per CTA (FlashMLA's BLOCK_SIZE_M = 64)", latex="B_{h}")
+d_c = param("d_c", note("latent (NoPE) columns: DeepSeek's ", code("kv_lora_rank"), "; also the value and output "
+                          "width"), latex="d_{c}")
+d_r = param("d_r", note("RoPE columns of the key: DeepSeek's ", code("qk_rope_head_dim")), latex="d_{r}")
+B_h = param("B_h", note("query rows per CTA (FlashMLA's ", code("BLOCK_SIZE_M"), ", 64)"), latex="B_{h}")
 B_n = param("B_n", "tokens per key block (FlashMLA: the page, 64)", latex="B_{n}")
 S = param("S", "splits a sequence's key blocks are cut into (at most one per block)")
 P = param("P", "tokens per page of the paged cache (FlashMLA: 64)")
@@ -137,13 +140,15 @@ DTYPES = {"Q": "bf16", "nope": "bf16", "scale": "fp32", "rope": "bf16", "table":
 #: BLOCK_SIZE_M = 64, PAGE_BLOCK_SIZE = 64 (config.h:5-6; dense_decode.h:67)
 FLASHMLA = {"H": 128, "d_c": 512, "d_r": 64, "B_h": 64, "B_n": 64, "P": 64}
 
-_SOURCE = ("FlashMLA (deepseek-ai/FlashMLA @ 9241ae3) csrc/api/dense_decode.h:60-113, 164-166; "
-           "csrc/sm90/decode/dense/splitkv_mla.cuh:1020-1262, 1342-1344; config.h:5-9; "
-           "csrc/smxx/decode/get_decoding_sched_meta/get_decoding_sched_meta.cu:28-101; "
-           "csrc/smxx/decode/combine/combine.cu:36-160; docs/20250422-new-kernel-deep-dive.md:11; "
-           "DeepSeek-V2 (arXiv 2405.04434) §2.1.2-2.1.3")
-_SOURCE_FP8 = _SOURCE + ("; FP8 format: README.md (FP8 KV Cache), flash_mla/flash_mla_interface.py:94-98, "
-                         "tests/quant.py:35-53, docs/20250929-hopper-fp8-sparse-deep-dive.md")
+_SOURCE = note("FlashMLA (", code("deepseek-ai/FlashMLA"), " @ ", code("9241ae3"), ") ",
+               code("csrc/api/dense_decode.h"), ":60-113, 164-166; ", code("csrc/sm90/decode/dense/splitkv_mla.cuh"),
+               ":1020-1262, 1342-1344; ", code("config.h"), ":5-9; ",
+               code("csrc/smxx/decode/get_decoding_sched_meta/get_decoding_sched_meta.cu"), ":28-101; ",
+               code("csrc/smxx/decode/combine/combine.cu"), ":36-160; ", code("docs/20250422-new-kernel-deep-dive.md"),
+               ":11; DeepSeek-V2 (arXiv 2405.04434) §2.1.2-2.1.3")
+_SOURCE_FP8 = _SOURCE + note("; FP8 format: ", code("README.md"), " (FP8 KV Cache), ",
+                             code("flash_mla/flash_mla_interface.py"), ":94-98, ", code("tests/quant.py"), ":35-53, ",
+                             code("docs/20250929-hopper-fp8-sparse-deep-dive.md"))
 
 
 def check_mla_point(fp8: bool):
@@ -249,7 +254,7 @@ def _regime() -> Regime:
     split holds blocks and ``m = S``; ``S B_h <= N_k``, so reloading ``Q`` a split costs less than the cache
     a row group reads); split launches (``S >= 2``); the table term taken at ``P | B_n``."""
     m = sp.Min(S, sp.ceiling(N_k / B_n))
-    return Regime("S B_n <= N_k, S B_h <= N_k, S >= 2, P divides B_n",
+    return Regime(note(sp.Le(S * B_n, N_k), ", ", sp.Le(S * B_h, N_k), ", ", sp.Ge(S, 2), ", ", P, " divides ", B_n),
                   le=((S * B_n, N_k), (S * B_h, N_k)),
                   subs={SplitLaunch(m): 1, SplitLaunch(S): 1, m: S, gcd(P, B_n): P})
 
@@ -258,7 +263,8 @@ def _time_regime() -> Regime:
     """As :func:`_regime`, with the cache read once a sequence: all query rows of the splits within the
     tokens (``H L_q S <= N_k``), so that reloading ``Q`` a split costs less than the cache."""
     r = _regime()
-    return Regime("S B_n <= N_k, H L_q S <= N_k, S >= 2, P divides B_n",
+    return Regime(note(sp.Le(S * B_n, N_k), ", ", sp.Le(H * L_q * S, N_k), ", ", sp.Ge(S, 2), ", ", P, " divides ",
+                       B_n),
                   le=((S * B_n, N_k), (H * L_q * S, N_k)), subs=r.subs)
 
 
@@ -267,35 +273,38 @@ def _shown(q: dict) -> dict:
 
 
 def _build(name: str, fp8: bool) -> Model:
-    fmt = "FP8 cache (656 bytes a token at d_c = 512, d_r = 64)" if fp8 else "BF16 cache"
+    fmt = note("FP8 cache (656 bytes a token at ", sp.Eq(d_c, 512), ", ", sp.Eq(d_r, 64), ")") if fp8 else "BF16 cache"
     per_token = bytes_per_token(fp8)
     R, W = H * L_q, d_c + d_r
     e = element_bytes("bf16")
     return Model(
-        name, f"MLA decode (FlashMLA's dense split-KV kernel, absorbed form), {fmt}: HBM traffic per tensor class",
+        name, note("MLA decode (FlashMLA's dense split-KV kernel, absorbed form), ") + fmt
+        + ": HBM traffic per tensor class",
         _shown(counts(fp8)),
         params=(B, H, L_q, N_k, d_c, d_r, B_h, B_n, S, P),
         units=_units(fp8),
         divisible_forms=_shown(counts(fp8, divisible=True)),
-        divisible_note="B_h divides H L_q and B_n S divides N_k: every row group full, every split holds blocks",
+        divisible_note=note(B_h, " divides ", R, " and ", B_n * S, " divides ", N_k, ": every row group full, every "
+                            "split holds blocks"),
         regime=_regime(),
         asymptotic_quantity="bytes",
-        lower_bounds={"compulsory: the cache once a sequence, Q and O once (bytes)":
+        lower_bounds={note("compulsory: the cache once a sequence, ", _Q, " and ", _O, " once (bytes)"):
                       B * N_k * per_token + e * B * R * (W + d_c)},
         defaults={"B": 1, "H": 128, "L_q": 1, "N_k": 32768, "d_c": 512, "d_r": 64, "B_h": 64, "B_n": 64, "S": 1,
                   "P": 64},
         source=_SOURCE_FP8 if fp8 else _SOURCE,
-        notes=(note(sp.ceiling(R / B_h), " row groups of ", B_h, " query rows; each reads the whole cache of its "
-                    "sequence (FlashMLA: splitkv_mla.cuh:1020, the schedule is shared by the row groups)"),
+        notes=(note(sp.ceiling(R / B_h), " row groups of ", B_h, " query rows (FlashMLA: ", sp.Eq(B_h, 64), "); each "
+                    "reads the whole cache of its sequence (FlashMLA: ", code("splitkv_mla.cuh"), ":1020, the schedule "
+                    "is shared by the row groups)"),
                note(sp.Min(S, sp.ceiling(N_k / B_n)), " splits run (FlashMLA makes no empty split); each loads ",
-                    code("Q"), " once and, when more than one, writes FP32 partials that the combine reads"),
-               note("the value is the latent's first ", d_c, " columns, already on chip: no V read"),
+                    _Q, " once and, when more than one, writes FP32 partials that the combine reads"),
+               note("the value is the latent's first ", d_c, " columns, already on chip: no ", _V, " read"),
                note("bytes a cached token, per row group: ", per_token,
                     " (BF16 payload and RoPE)" if not fp8 else " (FP8 codes, one FP32 scale per 128, BF16 RoPE)"),
-               note(code("flops"), " = the deep-dive's ", 2 * R * N_k * (W + d_c), " per sequence; ",
-                    code("flops_tiles"), " the whole tiles the tensor cores issue"),
-               note("one ", N_k, " for the whole batch: a ragged batch is the sum of the model at B = 1 over its "
-                    "sequences")),
+               note(code("flops"), ": the deep-dive's ", 2 * R * N_k * (W + d_c), " per sequence; ",
+                    code("flops_tiles"), ": the whole tiles the tensor cores issue"),
+               note("one ", N_k, " for the whole batch: a ragged batch is the sum of the model at ", sp.Eq(B, 1),
+                    " over its sequences")),
         validate=check_mla_point(fp8),
     )
 
@@ -399,21 +408,24 @@ def _time(name: str, fp8: bool) -> Model:
         dict(q),
         params=params, units=units, regime=_time_regime(), asymptotic_quantity="bytes_hbm",
         defaults=defaults,
-        source=("FlashMLA docs/20250422-new-kernel-deep-dive.md:11-13, 42, 55, 60; "
-                "docs/20250929-hopper-fp8-sparse-deep-dive.md:17-25; csrc/api/dense_decode.h:78; "
-                "csrc/sm90/decode/dense/splitkv_mla.cuh:1344; get_decoding_sched_meta.cu:62"),
-        notes=(note("NOTE: a model, not a measurement: three roofs that overlap perfectly; the ", G,
+        source=note("FlashMLA ", code("docs/20250422-new-kernel-deep-dive.md"), ":11-13, 42, 55, 60; ",
+                    code("docs/20250929-hopper-fp8-sparse-deep-dive.md"), ":17-25; ", code("csrc/api/dense_decode.h"),
+                    ":78; ", code("csrc/sm90/decode/dense/splitkv_mla.cuh"), ":1344; ",
+                    code("get_decoding_sched_meta.cu"), ":62"),
+        notes=(note("a model, not a measurement: three roofs that overlap perfectly; the ", G,
                     " row groups of a sequence share one HBM read of its cache (L2)"),
-               note("defaults: H800 SXM5 as FlashMLA's deep-dives give it: 132 SMs, 4096 FLOP/clk/SM, 1.6 GHz "
-                    "under load (about 865 TFLOPS), 3.35 TB/s"))
-        + ((note("FP8: ", c_dq, " cycles a code: 1/64 + 1/64 + 1/16 + 1/256 (fp8 deep-dive), 50 a token at ",
-                 d_c, " = 512"),) if fp8 else ()),
+               note("defaults: H800 SXM5 as FlashMLA's deep-dives give it: ", sp.Eq(n_SM, H800.sms), " SMs, ",
+                    sp.Eq(F_SM, H800.tc_flops_per_sm_clk), " FLOP per SM per clock, a clock ", f_clk, " of 1.6 GHz "
+                    "under load (about 865 TFLOPS), a bandwidth ", BW, " of 3.35 TB/s"))
+        + ((note("FP8: ", sp.Eq(c_dq, sp.Add(*(sp.Rational(1, n) for n in (64, 64, 16, 256)), evaluate=False)),
+                 " cycles a code (fp8 deep-dive), so ", c_dq * d_c, " is 50 cycles a token at ", sp.Eq(d_c, 512)),)
+           if fp8 else ()),
         validate=check_mla_point(fp8),
     )
 
 
-decode_mla_time = ModelRef("decode.mla.time", "MLA decode time (BF16 cache): HBM roof vs MMA roof; the turn at "
-                           "H L_q near 128 on an H800", partial(_time, "decode.mla.time", False))
+decode_mla_time = ModelRef("decode.mla.time", "MLA decode time (BF16 cache): HBM roof vs MMA roof; the turn "
+                           "near 128 query rows a sequence on an H800", partial(_time, "decode.mla.time", False))
 decode_mla_fp8_time = ModelRef("decode.mla.fp8.time", "MLA decode time (FP8 cache): HBM, MMA and dequantization "
                                "roofs", partial(_time, "decode.mla.fp8.time", True))
 

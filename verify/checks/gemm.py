@@ -298,17 +298,25 @@ def _sizes(p):
     return p["M"] * p["K"] + p["K"] * p["N"]
 
 
+def l2_requests(p) -> int:
+    """The LRU simulation's work at ``p``: the tile requests it replays, one A and one B tile per program and
+    K-step (``2 t_m t_n t_k``), the unit the simulator's own budget counts (``numeric.l2cache``)."""
+    return 2 * -(-p["M"] // p["B_M"]) * -(-p["N"] // p["B_N"]) * -(-p["K"] // p["B_K"])
+
+
 l2_fits = Check(
     model=l2, name="gemm.l2.fits", quantities=("hbm_reads_fits",),
     execute=_in_regime("fits", "hbm_reads_fits"), grid=_regime_grid("fits"),
     strategy=lambda: _regime_points("fits"), draws=30, draws_full=150, extra=("B_K", "capacity_frac"),
-    size=_sizes, description="LRU misses == M K + K N when A and B fit (capacity M K + K N and up)")
+    size=_sizes, work=l2_requests, work_unit="tile requests",
+    description="LRU misses == M K + K N when A and B fit (capacity M K + K N and up)")
 
 l2_no_reuse = Check(
     model=l2, name="gemm.l2.no_reuse", quantities=("hbm_reads_no_reuse",),
     execute=_in_regime("no_reuse", "hbm_reads_no_reuse"), grid=_regime_grid("no_reuse"),
     strategy=lambda: _regime_points("no_reuse"), draws=30, draws_full=150, extra=("B_K", "capacity_frac"),
-    size=_sizes, description="LRU misses == the wave sum (closed form) for step_footprint <= capacity < reuse_floor")
+    size=_sizes, work=l2_requests, work_unit="tile requests",
+    description="LRU misses == the wave sum (closed form) for step_footprint <= capacity < reuse_floor")
 
 
 def _bounds_hold(p):
