@@ -60,7 +60,7 @@ from .attention import (MAX_STEPS, Backward, Forward, _arrays, _backward_step, _
 from .memory import GlobalMemory, Tally
 
 __all__ = ["Window", "Chunk", "window", "chunk", "visible", "keys_of_position", "positions_of_key",
-           "query_block_keys", "key_block_positions", "visible_in_tile", "LocalRun",
+           "rows_keys", "query_block_keys", "key_block_positions", "visible_in_tile", "LocalRun",
            "local_forward", "local_backward", "count_local_forward", "count_local_backward",
            "reference_local_attention", "reference_local_grads", "MAX_STEPS", "MAX_TILE_ELEMENTS"]
 
@@ -135,22 +135,25 @@ def positions_of_key(mask: Mask, j: int, D: int, Nk: int) -> Optional[tuple]:
     return (lo, hi) if lo <= hi else None
 
 
-def query_block_keys(mask: Mask, i: int, N: int, Nk: int, Br: int, Bc: int) -> Optional[tuple]:
-    """``(first, last)`` key block that query block ``i`` visits, or ``None`` (it visits none).
+def rows_keys(mask: Mask, r0: int, r1: int, N: int, Nk: int) -> Optional[tuple]:
+    """``(first, last)`` key that any of the query rows ``r0 .. r1`` sees, or ``None``.
 
     The visible keys of consecutive positions are intervals that overlap or touch, with ends that never
-    decrease, so the union over the block's rows is one interval, from the first key of its first row that
-    sees any to the last key of its last row."""
+    decrease, so their union is one interval, from the first key of the first row that sees any to the last
+    key of the last row."""
     D = Nk - N
-    last = keys_of_position(mask, D + min((i + 1) * Br, N) - 1, Nk)
+    last = keys_of_position(mask, D + r1, Nk)
     if last is None:
         return None
-    p = D + i * Br
-    first = keys_of_position(mask, p, Nk)
-    if first is None:                       # the block's first rows see nothing: its first row that does
-        p = _first_seeing_position(mask, D)
-        first = keys_of_position(mask, p, Nk)
-    return first[0] // Bc, last[1] // Bc
+    first = keys_of_position(mask, max(D + r0, _first_seeing_position(mask, D)), Nk)
+    return first[0], last[1]
+
+
+def query_block_keys(mask: Mask, i: int, N: int, Nk: int, Br: int, Bc: int) -> Optional[tuple]:
+    """``(first, last)`` key block that query block ``i`` visits, or ``None`` (it visits none):
+    :func:`rows_keys` of its rows, in key blocks."""
+    keys = rows_keys(mask, i * Br, min((i + 1) * Br, N) - 1, N, Nk)
+    return None if keys is None else (keys[0] // Bc, keys[1] // Bc)
 
 
 def key_block_positions(mask: Mask, c: int, N: int, Nk: int, Bc: int) -> Optional[tuple]:

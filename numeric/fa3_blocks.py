@@ -8,6 +8,8 @@ Source: Dao-AILab/flash-attention @ ``0251105`` (``0251105a2fb19d2957484b7f023cd
   :func:`m_block_min_max`.
 * ``hopper/utils.h`` lines 103-117, ``div_floor``, ``round_down``, ``round_up`` (floor division that takes care
   of a negative dividend) - :func:`_div_floor`, :func:`_round_down`, :func:`_round_up`.
+* ``hopper/tile_size.h`` lines 10-54, ``tile_size_fwd_sm90``: the forward's ``(kBlockM, kBlockN)`` for Hopper -
+  :func:`tile_size_fwd_sm90`, with the line of the ``return`` it takes.
 * ``hopper/flash_api.cpp`` lines 794-805 (``mha_fwd``: a window at least as wide as the sequence becomes
   ``-1``; ``is_causal`` sets ``window_size_right = 0``; one query row and no window is not causal) and lines
   146-160 (``set_params_fprop``: causal iff ``W_l < 0``, ``W_r = 0``, no chunk; local otherwise when any is set;
@@ -31,7 +33,7 @@ from typing import NamedTuple
 from base import validate
 from base.errors import BadInput
 
-__all__ = ["KernelWindow", "kernel_window", "n_block_min_max", "m_block_min_max"]
+__all__ = ["KernelWindow", "kernel_window", "n_block_min_max", "m_block_min_max", "Tile", "tile_size_fwd_sm90"]
 
 
 def _div_trunc(a: int, b: int) -> int:
@@ -156,3 +158,47 @@ def m_block_min_max(seqlen_q: int, seqlen_k: int, n_block: int, kBlockM: int, kB
         m_block_min = max(m_block_min, _div_trunc(n_block * kBlockN + seqlen_q - seqlen_k - window_size_right,
                                                   kBlockM))                           # line 98
     return m_block_min, m_block_max
+
+
+class Tile(NamedTuple):
+    """``tile_size_fwd_sm90``'s ``{kBlockM, kBlockN, MmaPV_is_RS, IntraWGOverlap}`` and the source line of the
+    ``return`` that produced it."""
+
+    kBlockM: int
+    kBlockN: int
+    MmaPV_is_RS: bool
+    IntraWGOverlap: bool
+    line: int
+
+
+def tile_size_fwd_sm90(headdim: int, headdim_v: int, is_causal: bool, is_local: bool, element_size: int = 2,
+                       v_colmajor: bool = False, paged_kv_non_TMA: bool = False, softcap: bool = False) -> Tile:
+    """``tile_size_fwd_sm90`` (hopper/tile_size.h:10-54), branch by branch."""
+    validate.integer("headdim", headdim)
+    validate.integer("headdim_v", headdim_v)
+    if element_size == 2:                                                             # line 13
+        if headdim <= 64:                                                             # line 14
+            if headdim_v == 512:
+                return Tile(64, 64, False, False, 19)
+            if headdim_v == 256:
+                return Tile(128, 96, True, False, 21)
+            use_blockN_128 = is_causal or is_local or paged_kv_non_TMA                # line 24
+            return Tile(192, 128 if use_blockN_128 else 192, use_blockN_128, True, 25)
+        if headdim <= 96:
+            return Tile(192, 128 if is_local or paged_kv_non_TMA else 144, False, True, 30)
+        if headdim <= 128:
+            use_blockN_128 = is_causal or is_local or paged_kv_non_TMA                # line 32
+            return Tile(128, 128 if use_blockN_128 else 176, True, True, 33)
+        if headdim <= 192:
+            return Tile(128, 96 if paged_kv_non_TMA or is_local else (128 if headdim_v <= 128 else 112), True, True, 37)
+        return Tile(128, 64 if is_local else 80, True, True, 39)
+    if headdim <= 64:                                                                 # FP8, line 41
+        return Tile(192, 160, True, True, 43)
+    if headdim <= 96:
+        return Tile(192, 128, True, True, 45)
+    if headdim <= 128:
+        return Tile(128, 160 if paged_kv_non_TMA else (192 if v_colmajor or (softcap and is_local) else 224), True,
+                    True, 47)
+    if headdim <= 192:
+        return Tile(128, 128 if (paged_kv_non_TMA or softcap) and is_local else 160, True, True, 49)
+    return Tile(128, 64 if is_local else 128, True, not paged_kv_non_TMA, 51)
