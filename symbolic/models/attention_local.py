@@ -69,7 +69,7 @@ from ..shown_as import ShownAs
 from .attention import FA2_SOURCE, B_c, B_r, N, N_k, d, flash_counts
 
 __all__ = ["W_l", "W_r", "C", "e", "NestedFloorSum", "nested_floor_sum", "MAX_RESIDUES",
-           "window_counts", "chunk_counts", "divisible_window", "divisible_chunk", "fa3_tiles", "FA3Tile", "FA3_SOURCE",
+           "window_counts", "chunk_counts", "divisible_window", "divisible_chunk", "fa3_tiles", "FA3Tile", "fa3_window_flags", "FA3_SOURCE",
            "fa2_fwd_window", "flash_bwd_window", "fa2_fwd_chunked", "flash_bwd_chunked",
            "fa3_fwd", "fa3_fwd_causal", "fa3_fwd_window", "LOCAL_MODELS"]
 
@@ -452,6 +452,15 @@ def _tile_value(column, d_, e_, causal, local) -> int:
     return int(fa3_tiles(causal, local)[column].subs({d: d_, e: e_}))
 
 
+def fa3_window_flags():
+    """``(Is_causal, Is_local)`` of the kernel ``mha_fwd`` runs for a window ``(W_l, W_r)``, as SymPy booleans
+    (hopper/flash_api.cpp:796-797, 148-149): a window at least as wide as the sequence becomes ``-1``; then
+    ``(-1, -1)`` is full attention, ``(-1, 0)`` causal, anything else local."""
+    full_left, full_right = W_l >= N_k - 1, W_r >= N - 1
+    causal = sp.And(full_left, sp.Not(full_right), sp.Eq(W_r, 0))
+    return causal, sp.Not(sp.Or(sp.And(full_left, full_right), causal))
+
+
 def _fa3_check(pt):
     if pt["e"] not in (1, 2):
         raise BadInput("e", f"FA3's tile table has 2-byte (FP16/BF16) and 1-byte (FP8) rows, got e={pt['e']}")
@@ -479,12 +488,7 @@ def _fa3_model(name, summary, variant):
         extra, check = (), _fa3_causal_check
         row = "causal"
     else:
-        # mha_fwd (hopper/flash_api.cpp:796-797, 148-149): a window at least the sequence is -1; then
-        # (-1, -1) is full attention, (-1, 0) causal, anything else local
-        full_left = W_l >= N_k - 1
-        full_right = W_r >= N - 1
-        causal = sp.And(full_left, sp.Not(full_right), sp.Eq(W_r, 0))
-        local = sp.Not(sp.Or(sp.And(full_left, full_right), causal))
+        causal, local = fa3_window_flags()
         base = window_counts("fwd")
         forms = divisible_window("fwd")
         extra, check = (W_l, W_r), _fa3_check
