@@ -62,7 +62,7 @@ from .memory import GlobalMemory, Tally
 __all__ = ["Window", "Chunk", "window", "chunk", "visible", "keys_of_position", "positions_of_key",
            "rows_keys", "query_block_keys", "key_block_positions", "visible_in_tile", "LocalRun",
            "local_forward", "local_backward", "count_local_forward", "count_local_backward",
-           "reference_local_attention", "reference_local_grads", "MAX_STEPS", "MAX_TILE_ELEMENTS"]
+           "reference_local_attention", "MAX_STEPS", "MAX_TILE_ELEMENTS"]
 
 #: real mode: at most this many scores in the visited tiles of one run (``sum`` of slab rows x key-block
 #: width over the key blocks, about 8 bytes each, a few passes of NumPy work apiece).  Raise it with
@@ -423,14 +423,3 @@ def reference_local_attention(Q, K, V, mask: Mask):
     z = P.sum(axis=1, keepdims=True)
     P /= np.where(z == 0, 1.0, z)
     return P @ V, P
-
-
-def reference_local_grads(Q, K, V, dO, mask: Mask):
-    """Gradients of ``<dO, attention(Q, K, V)>`` under the mask by the textbook formulas, in one shot."""
-    Q, K, V, dO = _arrays(Q=Q, K=K, V=V, dO=dO)
-    d = Q.shape[1]
-    _, P = reference_local_attention(Q, K, V, mask)
-    dV = P.T @ dO
-    dP = dO @ V.T
-    dS = P * (dP - (dP * P).sum(axis=1, keepdims=True))
-    return dS @ K / math.sqrt(d), dS.T @ Q / math.sqrt(d), dV

@@ -24,7 +24,7 @@ from dataclasses import replace
 import sympy as sp
 
 from ..models.attention import FA2_SOURCE, B_c, B_r, N, N_k, d
-from ..models.attention_local import FA3_SOURCE, C, FA3Tile, W_l, W_r, e, fa3_window_flags
+from ..models.attention_local import FA3_SOURCE, C, W_l, W_r, fa3_tile_nodes
 from . import Line, Listing, Loop, abbreviation, index
 from .attention import DEFS, fa2
 
@@ -135,10 +135,6 @@ def window_bwd(model: str, mask: str = "window") -> Listing:
     return Listing(model, what, FA2_SOURCE + ", Algorithm 2", require, body, defs=defs)
 
 
-def _fa3_subs(causal, local):
-    return {B_r: FA3Tile(0, d, e, causal, local), B_c: FA3Tile(1, d, e, causal, local)}
-
-
 _FA3 = FA3_SOURCE + ", hopper/tile_size.h:10-54; FlashAttention-2's Algorithm 1 at those tiles"
 
 LISTINGS = (
@@ -146,9 +142,9 @@ LISTINGS = (
     window_fwd("attention.fa2.fwd.chunked", mask="chunk"),
     window_bwd("attention.flash.bwd.window"),
     window_bwd("attention.flash.bwd.chunked", mask="chunk"),
-    window_fwd("attention.fa3.fwd.window", subs=_fa3_subs(*fa3_window_flags()), source=_FA3),
-    replace(fa2("attention.fa3.fwd"), subs=_fa3_subs(False, False), source=_FA3,
+    window_fwd("attention.fa3.fwd.window", subs=fa3_tile_nodes("window"), source=_FA3),
+    replace(fa2("attention.fa3.fwd"), subs=fa3_tile_nodes("full"), source=_FA3,
             title="FlashAttention-3 forward at tile_size_fwd_sm90's tiles"),
-    replace(fa2("attention.fa3.fwd.causal", causal=True), subs=_fa3_subs(N > 1, False), source=_FA3,
+    replace(fa2("attention.fa3.fwd.causal", causal=True), subs=fa3_tile_nodes("causal"), source=_FA3,
             title="FlashAttention-3 forward at tile_size_fwd_sm90's tiles, causal"),
 )

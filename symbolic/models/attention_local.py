@@ -69,7 +69,7 @@ from ..shown_as import ShownAs
 from .attention import FA2_SOURCE, B_c, B_r, N, N_k, d, flash_counts
 
 __all__ = ["W_l", "W_r", "C", "e", "NestedFloorSum", "nested_floor_sum", "MAX_RESIDUES",
-           "window_counts", "chunk_counts", "divisible_window", "divisible_chunk", "fa3_tiles", "FA3Tile", "fa3_window_flags", "FA3_SOURCE",
+           "window_counts", "chunk_counts", "divisible_window", "divisible_chunk", "fa3_tiles", "FA3Tile", "fa3_window_flags", "fa3_flags", "fa3_tile_nodes", "FA3_SOURCE",
            "fa2_fwd_window", "flash_bwd_window", "fa2_fwd_chunked", "flash_bwd_chunked",
            "fa3_fwd", "fa3_fwd_causal", "fa3_fwd_window", "LOCAL_MODELS"]
 
@@ -427,31 +427,6 @@ def fa3_tiles(causal, local):
     return table(1), table(2), table(3)
 
 
-class FA3Tile(ShownAs, sp.Function):
-    """``FA3Tile(column, d, e, causal, local)``: column 0 (kBlockM), 1 (kBlockN) or 2 (the source line) of
-    :func:`fa3_tiles`, as one node inside the count formulas.  It prints as ``B_r``, ``B_c`` (the model's
-    ``B_r``/``B_c`` quantities show the table) and evaluates exactly from the table (``exact_value``), so the
-    floor sums around it keep their O(log) evaluation (a ``Piecewise`` inside a floor's slope would not)."""
-
-    nargs = 5
-    is_integer = True
-    is_positive = True
-
-    @staticmethod
-    def exact_value(column, d_, e_, causal, local) -> int:
-        return _tile_value(int(column), int(d_), int(e_), bool(causal), bool(local))
-
-    def _display(self):
-        return sp.Symbol(("B_r", "B_c", "line")[int(self.args[0])], integer=True, positive=True)
-
-
-@lru_cache(maxsize=None)
-def _tile_value(column, d_, e_, causal, local) -> int:
-    if e_ not in (1, 2) or not 1 <= d_ <= 256:
-        raise BadInput("e" if e_ not in (1, 2) else "d", "outside FA3's tile table (e in 1, 2; d up to 256)")
-    return int(fa3_tiles(causal, local)[column].subs({d: d_, e: e_}))
-
-
 def fa3_window_flags():
     """``(Is_causal, Is_local)`` of the kernel ``mha_fwd`` runs for a window ``(W_l, W_r)``, as SymPy booleans
     (hopper/flash_api.cpp:796-797, 148-149): a window at least as wide as the sequence becomes ``-1``; then
@@ -459,6 +434,60 @@ def fa3_window_flags():
     full_left, full_right = W_l >= N_k - 1, W_r >= N - 1
     causal = sp.And(full_left, sp.Not(full_right), sp.Eq(W_r, 0))
     return causal, sp.Not(sp.Or(sp.And(full_left, full_right), causal))
+
+
+#: the FA3 models' kernels: the flags (Is_causal, Is_local) as SymPy booleans, by variant
+_VARIANTS = ("full", "causal", "window")
+
+
+def fa3_flags(variant: str):
+    """``(Is_causal, Is_local)`` for the variant: full ``(False, False)``; causal ``(N > 1, False)`` (one query row
+    is not causal: hopper/flash_api.cpp:799-802); window :func:`fa3_window_flags`."""
+    if variant == "full":
+        return sp.false, sp.false
+    if variant == "causal":
+        return N > 1, sp.false
+    return fa3_window_flags()
+
+
+class FA3Tile(ShownAs, sp.Function):
+    """``FA3Tile(column, d, e, variant, N, N_k, W_l, W_r)``: column 0 (kBlockM), 1 (kBlockN) or 2 (the source
+    line) of :func:`fa3_tiles` for the kernel variant 0 (full), 1 (causal) or 2 (window), as one node inside the
+    count formulas.  It prints as ``B_r``, ``B_c`` (the model's ``B_r``/``B_c`` quantities show the table) and
+    evaluates exactly from the table (``exact_value``), so the floor sums around it keep their O(log) evaluation
+    (a ``Piecewise`` inside a floor's slope would not), and its arguments stay plain symbols."""
+
+    nargs = 8
+    is_integer = True
+    is_positive = True
+
+    @staticmethod
+    def exact_value(column, d_, e_, variant, n, n_k, w_l, w_r) -> int:
+        causal, local = (f(N=n, N_k=n_k, W_l=w_l, W_r=w_r) for f in _compiled_flags(int(variant)))
+        return _tile_value(int(column), int(d_), int(e_), bool(causal), bool(local))
+
+    def _display(self):
+        return sp.Symbol(("B_r", "B_c", "line")[int(self.args[0])], integer=True, positive=True)
+
+
+def fa3_tile_nodes(variant: str) -> dict:
+    """``{B_r: ..., B_c: ...}``: the :class:`FA3Tile` nodes the FA3 models (and their listings) put for the blocks."""
+    k = _VARIANTS.index(variant)
+    w = (W_l, W_r) if variant == "window" else (0, 0)
+    return {B_r: FA3Tile(0, d, e, k, N, N_k, *w), B_c: FA3Tile(1, d, e, k, N, N_k, *w)}
+
+
+@lru_cache(maxsize=None)
+def _compiled_flags(variant: int):
+    from ..evaluate import compile_exact
+    return tuple(compile_exact(sp.sympify(f), (N, N_k, W_l, W_r)) for f in fa3_flags(_VARIANTS[variant]))
+
+
+@lru_cache(maxsize=None)
+def _tile_value(column, d_, e_, causal, local) -> int:
+    if e_ not in (1, 2) or not 1 <= d_ <= 256:
+        raise BadInput("e" if e_ not in (1, 2) else "d", "outside FA3's tile table (e in 1, 2; d up to 256)")
+    return int(fa3_tiles(causal, local)[column].subs({d: d_, e: e_}))
 
 
 def _fa3_check(pt):
@@ -475,27 +504,24 @@ def _fa3_causal_check(pt):
 
 
 def _fa3_model(name, summary, variant):
+    causal, local = fa3_flags(variant)
     if variant == "full":
-        causal, local = False, False
         base = flash_counts("fa2", False)
         forms = flash_counts("fa2", False, divisible=True)
         extra, check = (), _fa3_check
         row = "not causal, not local"
     elif variant == "causal":
-        causal, local = N > 1, False            # one query row is not causal (hopper/flash_api.cpp:799-802)
         base = flash_counts("fa2", True)
         forms = flash_counts("fa2", True, divisible=True)
         extra, check = (), _fa3_causal_check
         row = "causal"
     else:
-        causal, local = fa3_window_flags()
         base = window_counts("fwd")
         forms = divisible_window("fwd")
         extra, check = (W_l, W_r), _fa3_check
         row = "local unless mha_fwd makes the window causal or full"
     t_r, t_c, line = fa3_tiles(causal, local)
-    tiles = {B_r: FA3Tile(0, d, e, causal, local), B_c: FA3Tile(1, d, e, causal, local)}
-    q = {k: sp.sympify(v).subs(tiles) for k, v in base.items()}
+    q = {k: sp.sympify(v).subs(fa3_tile_nodes(variant)) for k, v in base.items()}
     q.update({"B_r": t_r, "B_c": t_c, "tile_line": line})
     at_128 = 176 if variant == "full" else 128          # kBlockN at 96 < d <= 128, e = 2 (lines 32-33)
     forms = {k: sp.sympify(v).subs({B_r: 128, B_c: at_128}) for k, v in forms.items()}

@@ -68,8 +68,9 @@ def _loop_attention(Q, K, V, kind, arg):
 def test_the_plain_masked_softmax_matches_a_loop(N, Nk, kind, arg):
     rng = np.random.default_rng(N * 10 + Nk)
     Q, K, V = rng.standard_normal((N, 3)), rng.standard_normal((Nk, 3)), rng.standard_normal((Nk, 3))
-    np.testing.assert_allclose(_plain_masked(Q, K, V, kind, arg)[0],
-                               _loop_attention(Q.tolist(), K.tolist(), V.tolist(), kind, arg), atol=1e-13)
+    loop = _loop_attention(Q.tolist(), K.tolist(), V.tolist(), kind, arg)
+    np.testing.assert_allclose(_plain_masked(Q, K, V, kind, arg)[0], loop, atol=1e-13)
+    np.testing.assert_allclose(ex.reference_local_attention(Q, K, V, _mask(kind, arg))[0], loop, atol=1e-13)
 
 
 @pytest.mark.parametrize("kind,arg", [("window", (0, 0)), ("window", (3, 1)), ("window", (0, 7)), ("chunk", 1),

@@ -100,6 +100,8 @@ def _chunk_grid(full):
 def _fa3_grid(variant, full):
     shapes = [(1, 1), (1, 1000), (300, 300), (77, 513), (513, 77), (4096, 4096), (1000, 5000)]
     heads = (64, 96, 128, 192, 256, 40, 100, 150, 200) if full else (64, 96, 128, 192, 256)
+    if variant == "window" and not full:
+        heads = (64, 128, 256)
     windows = [(0, 0), (127, 0), (5000, 0), (5000, 5000), (64, 3), (0, 300)] if full else [(0, 0), (127, 0), (5000, 0),
                                                                                              (0, 300)]
     if not full:
