@@ -50,17 +50,15 @@ FWD_RANGE = {
 }
 #: backward: the query blocks that see key block j (1-based)
 BWD_RANGE = {
-    "window": ((lo_j, sp.Max(1, sp.floor((_K0 - W_r - _D) / B_r) + 1), "first query block that sees key block $j$"),
-               (hi_j, sp.Min(T_r, sp.floor((_K1 + W_l - _D) / B_r) + 1), "its last ($< 1$: none sees it)")),
-    "chunk": ((lo_j, sp.floor(sp.Max(0, _K0 - _D) / B_r) + 1, "first query block that sees key block $j$"),
-              (hi_j, sp.Min(T_r, sp.floor((C * sp.floor(_K1 / C) + C - 1 - _D) / B_r) + 1),
-               "its last, the end of its last key's chunk ($< 1$: none sees it)")),
+    "window": ((lo_j, sp.Max(1, sp.floor((_K0 - W_r - _D) / B_r) + 1), "first query block seeing key block $j$"),
+               (hi_j, sp.Min(T_r, sp.floor((_K1 + W_l - _D) / B_r) + 1), "its last ($< 1$: none)")),
+    "chunk": ((lo_j, sp.floor(sp.Max(0, _K0 - _D) / B_r) + 1, "first query block seeing key block $j$"),
+              (hi_j, sp.Min(T_r, sp.floor((C * sp.floor(_K1 / C) + C - 1 - _D) / B_r) + 1), "its last ($< 1$: none)")),
 }
 
-_MASK_TEXT = {"window": r"a sliding window $(W_l, W_r)$: key $k$ is visible from position $p$ iff "
-                        r"$p - W_l \le k \le p + W_r$",
-              "chunk": r"chunks of $C$: key $k$ is visible from position $p$ iff "
-                       r"$\lfloor k / C \rfloor = \lfloor p / C \rfloor$ and $k \le p$"}
+_MASK_TEXT = {"window": r"key $k$ visible from position $p$ iff $p - W_l \le k \le p + W_r$",
+              "chunk": r"key $k$ visible from position $p$ iff $\lfloor k / C \rfloor = \lfloor p / C \rfloor$ "
+                       r"and $k \le p$"}
 
 
 def window_fwd(model: str, mask: str = "window", subs=None, source: str = FA2_SOURCE + ", Algorithm 1") -> Listing:
@@ -103,18 +101,15 @@ def window_bwd(model: str, mask: str = "window") -> Listing:
     """Algorithm 2 of FlashAttention-2 with a local mask: key blocks outside, the query blocks that see them inside."""
     (lo, lo_v, lo_m), (hi, hi_v, hi_m) = BWD_RANGE[mask]
     body = (
-        Line(r"Divide $Q$ into $T_r$ blocks $Q_1, \ldots, Q_{T_r}$ of $B_r$ rows, and $K$, $V$ into $T_c$ "
-             r"blocks $K_1, \ldots, K_{T_c}$ and $V_1, \ldots, V_{T_c}$ of $B_c$ rows."),
-        Line(r"Divide $O$ and $dO$ into $T_r$ blocks $O_i$, $dO_i$ of $B_r$ rows, and $L$ into $T_r$ blocks "
-             r"$L_i$ of $B_r$ entries."),
+        Line(r"Divide $Q$, $O$, $dO$, $L$ into $T_r$ blocks of $B_r$ rows, and $K$, $V$ into $T_c$ blocks of "
+             r"$B_c$ rows."),
         Line(r"Initialize $dQ = {(0)}_{N \times d}$ in HBM and divide it into $T_r$ blocks $dQ_i$ of $B_r$ rows; "
              r"divide $dK$, $dV$ into $T_c$ blocks $dK_j$, $dV_j$ of $B_c$ rows.", writes=N * d),
         Line(r"Compute $D = \operatorname{rowsum}(dO \circ O) \in \mathbb{R}^N$, write $D$ to HBM and divide it "
              r"into $T_r$ blocks $D_i$ of $B_r$ entries.", reads=2 * N * d, writes=N),
         Loop(j, 1, T_c, (
-            Line(r"Load $K_j$, $V_j$ from HBM to on-chip SRAM, if some query row sees the block ($v_j = 1$).",
-                 reads=2 * d * w_j * v_j),
-            Line(r"Initialize $dK_j = (0)$, $dV_j = (0)$ on SRAM."),
+            Line(r"Load $K_j$, $V_j$ from HBM to on-chip SRAM if some query row sees the block ($v_j = 1$); "
+                 r"initialize $dK_j = (0)$, $dV_j = (0)$ on SRAM.", reads=2 * d * w_j * v_j),
             Loop(i, lo_j, hi_j, (
                 Line(r"Load $Q_i$, $dO_i$, $dQ_i$, $L_i$, $D_i$ from HBM to on-chip SRAM.", reads=(3 * d + 2) * h_i),
                 Line(r"On chip, compute $S_i^{(j)} = Q_i K_j^T$ (masked), $P_i^{(j)} = \exp(S_i^{(j)} - L_i)$."),
@@ -127,10 +122,10 @@ def window_bwd(model: str, mask: str = "window") -> Listing:
         )),
         Line(r"$dQ$, $dK$, $dV$", command="Return"),
     )
-    require = (r"Matrices $Q, O, dO \in \mathbb{R}^{N \times d}$ and $K, V \in \mathbb{R}^{N_k \times d}$, "
-               r"the logsumexp $L \in \mathbb{R}^N$ in HBM, " + _MASK_TEXT[mask] + r"; block sizes $B_r$, $B_c$")
+    require = (r"$Q, O, dO \in \mathbb{R}^{N \times d}$, $K, V \in \mathbb{R}^{N_k \times d}$, $L \in \mathbb{R}^N$ "
+               r"in HBM; " + _MASK_TEXT[mask])
     defs = DEFS + ((lo, lo_v, lo_m), (hi, hi_v, hi_m),
-                   (v_j, sp.Min(1, sp.Max(0, hi_j - lo_j + 1)), "1 if some query block sees key block $j$, else 0"))
+                   (v_j, sp.Min(1, sp.Max(0, hi_j - lo_j + 1)), "1 if any does, else 0"))
     what = "FlashAttention-2 backward, Algorithm 2, " + ("sliding window" if mask == "window" else "chunked")
     return Listing(model, what, FA2_SOURCE + ", Algorithm 2", require, body, defs=defs)
 

@@ -68,7 +68,7 @@ from ..registry import ModelRef
 from ..shown_as import ShownAs
 from .attention import FA2_SOURCE, B_c, B_r, N, N_k, d, flash_counts
 
-__all__ = ["W_l", "W_r", "C", "e", "NestedFloorSum", "nested_floor_sum", "MAX_RESIDUES",
+__all__ = ["W_l", "W_r", "C", "e", "NestedFloorSum", "ShownSum", "nested_floor_sum", "MAX_RESIDUES",
            "window_counts", "chunk_counts", "divisible_window", "divisible_chunk", "fa3_tiles", "FA3Tile", "fa3_window_flags", "fa3_flags", "fa3_tile_nodes", "FA3_SOURCE",
            "fa2_fwd_window", "flash_bwd_window", "fa2_fwd_chunked", "flash_bwd_chunked",
            "fa3_fwd", "fa3_fwd_causal", "fa3_fwd_window", "LOCAL_MODELS"]
@@ -256,45 +256,111 @@ def _visible_chunk():
     return G(N_k) - G(sp.Max(N_k - N, 0))
 
 
-def _quantities(kind, fwd, bwd, visible):
+class ShownSum(FloorSum):
+    r"""``ShownSum(closed, shown)``: a count that evaluates by its closed form ``closed`` (floor sums, O(log)
+    steps) and prints as ``shown``, the sum over the blocks it stands for (the loop's own definition, as
+    :class:`~symbolic.floorsum.FloorSum` prints as its sum).  :mod:`symbolic.evaluate` compiles
+    :meth:`closed_form`; the tests check ``shown``, summed term by term, against it."""
+
+    nargs = 2
+
+    @classmethod
+    def eval(cls, closed, shown):
+        return closed if closed.is_Integer else None
+
+    def _eval_is_nonnegative(self):
+        return None
+
+    def closed_form(self) -> sp.Expr:
+        return self.args[0]
+
+    def as_sum(self, index=None) -> sp.Expr:
+        return self.args[1]
+
+    def _display(self) -> sp.Expr:
+        return self.args[1]
+
+
+def _per_block(n, b, n_c, b_c, hi, lo, index):
+    """The definition the sweep sums: over the row blocks ``t = 0 .. T - 1`` (rows ``n`` in blocks of ``b``),
+    with ``hi(t)``, ``lo(t)`` the last and first column block a block visits (``hi < 0``: none), the per-block
+    terms of :func:`_sweep`'s ``(V, E, H, R)`` and a function summing a per-block term as a plain ``Sum``
+    (``O(T)`` terms: what is printed, and what the tests add up term by term)."""
+    t = index
+    h = sp.Min(b, n - t * b)
+    pairs = sp.Max(0, hi - lo + 1)
+    cols = sp.Max(0, sp.Min(n_c, b_c * (hi + 1)) - b_c * lo)
+
+    def over(f):
+        return sp.Sum(f, (t, 0, sp.ceiling(n / b) - 1))
+    return (pairs, cols, h * cols, h * sp.Min(1, sp.Max(0, hi + 1))), over     # it visits iff hi >= 0
+
+
+def _quantities(kind, fwd, bwd, visible, shown):
     """Reads, writes, FLOPs, FLOPs over visible elements and visited pairs from the forward sweep ``fwd``
-    (over query blocks) or the backward one ``bwd`` (over key blocks)."""
+    (over query blocks) or the backward one ``bwd`` (over key blocks); each prints as one sum over the blocks
+    (``shown``: the per-block terms and their sum)."""
+    V, E, H, R = fwd if kind == "fwd" else bwd
+    (v, e_, h, r), over = shown
     if kind == "fwd":
-        V, E, H, R = fwd
-        return {"reads": d * R + 2 * d * E, "writes": N * d + N, "flops": 4 * d * H,
-                "flops_visible": 4 * d * visible, "blocks": V}
-    V, E, H, R = bwd
-    return {"reads": 2 * N * d + 2 * d * R + (3 * d + 2) * E, "writes": N + N * d + d * E + 2 * d * N_k,
-            "flops": 10 * d * H, "flops_visible": 10 * d * visible, "blocks": V}
+        reads = (d * R + 2 * d * E, over(d * r + 2 * d * e_))
+        writes = (N * d + N, 0)
+        flops = (4 * d * H, over(4 * d * h))
+    else:
+        reads = (2 * N * d + 2 * d * R + (3 * d + 2) * E, 2 * N * d + over(2 * d * r + (3 * d + 2) * e_))
+        writes = (N + N * d + d * E + 2 * d * N_k, N + N * d + 2 * d * N_k + over(d * e_))
+        flops = (10 * d * H, over(10 * d * h))
+    const = N * d + N if kind == "fwd" else 2 * N * d + N + N * d + 2 * d * N_k
+    body = (d * r + 2 * d * e_) if kind == "fwd" else (2 * d * r + (4 * d + 2) * e_)
+    return {"reads": ShownSum(*reads),
+            "writes": writes[0] if kind == "fwd" else ShownSum(*writes),
+            "flops": ShownSum(*flops), "flops_visible": (4 if kind == "fwd" else 10) * d * visible,
+            "blocks": ShownSum(V, over(v)),
+            "total": ShownSum(reads[0] + writes[0], const + over(body))}
+
+
+_I = sp.Symbol("i", integer=True, nonnegative=True)     # a query block (bound in the printed sums)
+_J = sp.Symbol("j", integer=True, nonnegative=True)     # a key block
 
 
 def window_counts(kind: str) -> dict:
     """The window model's quantities (``kind`` "fwd" or "bwd") in closed form."""
     D = N_k - N
+    T_r, T_c = sp.ceiling(N / B_r), sp.ceiling(N_k / B_c)
     if kind == "fwd":
-        m = sp.ceiling(N / B_r) - 1
+        m = T_r - 1
         sweep = _sweep(N, B_r, N_k, B_c, _Linear(B_r, D + W_r + B_r - 1, B_c), _Linear(B_r, D - W_l, B_c),
                        sp.Max(0, sp.floor((D + m * B_r - W_l) / B_c)))
-        return _quantities(kind, sweep, None, _visible_window())
-    m = sp.ceiling(N_k / B_c) - 1                      # rows and keys exchanged: D -> -D, W_l <-> W_r
+        shown = _per_block(N, B_r, N_k, B_c, sp.Min(T_c - 1, sp.floor((D + sp.Min((_I + 1) * B_r, N) - 1 + W_r) / B_c)),
+                           sp.Max(0, sp.floor((D + _I * B_r - W_l) / B_c)), _I)
+        return _quantities(kind, sweep, None, _visible_window(), shown)
+    m = T_c - 1                                        # rows and keys exchanged: D -> -D, W_l <-> W_r
     sweep = _sweep(N_k, B_c, N, B_r, _Linear(B_c, -D + W_l + B_c - 1, B_r), _Linear(B_c, -D - W_r, B_r),
                    sp.Max(0, sp.floor((-D + m * B_c - W_r) / B_r)))
-    return _quantities(kind, None, sweep, _visible_window())
+    shown = _per_block(N_k, B_c, N, B_r, sp.Min(T_r - 1, sp.floor((sp.Min((_J + 1) * B_c, N_k) - 1 + W_l - D) / B_r)),
+                       sp.Max(0, sp.floor((_J * B_c - W_r - D) / B_r)), _J)
+    return _quantities(kind, None, sweep, _visible_window(), shown)
 
 
 def chunk_counts(kind: str) -> dict:
     """The chunked model's quantities (``kind`` "fwd" or "bwd") in closed form."""
     D = N_k - N
+    T_r, T_c = sp.ceiling(N / B_r), sp.ceiling(N_k / B_c)
     if kind == "fwd":
-        m = sp.ceiling(N / B_r) - 1
+        m = T_r - 1
         lo_last = sp.floor(C * sp.floor(sp.Max(0, D + m * B_r) / C) / B_c)
         sweep = _sweep(N, B_r, N_k, B_c, _Linear(B_r, D + B_r - 1, B_c), _Nested(B_r, D, C, C, 0, B_c), lo_last)
-        return _quantities(kind, sweep, None, _visible_chunk())
+        shown = _per_block(N, B_r, N_k, B_c, sp.floor((D + sp.Min((_I + 1) * B_r, N) - 1) / B_c),
+                           sp.floor(C * sp.floor(sp.Max(0, D + _I * B_r) / C) / B_c), _I)
+        return _quantities(kind, sweep, None, _visible_chunk(), shown)
     # key block t (keys t B_c .. (t + 1) B_c - 1) meets the positions max(t B_c, D) .. C floor(f/C) + C - 1
-    m = sp.ceiling(N_k / B_c) - 1
+    m = T_c - 1
     sweep = _sweep(N_k, B_c, N, B_r, _Nested(B_c, B_c - 1, C, C, C - 1 - D, B_r), _Linear(B_c, -D, B_r),
                    sp.Max(0, sp.floor((m * B_c - D) / B_r)))
-    return _quantities(kind, None, sweep, _visible_chunk())
+    last_key = sp.Min((_J + 1) * B_c, N_k) - 1
+    shown = _per_block(N_k, B_c, N, B_r, sp.Min(T_r - 1, sp.floor((C * sp.floor(last_key / C) + C - 1 - D) / B_r)),
+                       sp.Max(0, sp.floor((_J * B_c - D) / B_r)), _J)
+    return _quantities(kind, None, sweep, _visible_chunk(), shown)
 
 
 # ------------------------------------------------------------------------------------- divisible forms
@@ -519,9 +585,13 @@ def _fa3_model(name, summary, variant):
         base = window_counts("fwd")
         forms = divisible_window("fwd")
         extra, check = (W_l, W_r), _fa3_check
-        row = "local unless mha_fwd makes the window causal or full"
+        row = ("local unless mha_fwd makes the window causal or full; the formulas print its columns as "
+               "kBlockM, kBlockN and line of the head dimension, the element size and the window")
     t_r, t_c, line = fa3_tiles(causal, local)
     q = {k: sp.sympify(v).subs(fa3_tile_nodes(variant)) for k, v in base.items()}
+    if variant == "window":     # the flags' conditions are long: print the table's columns as functions
+        shown = [sp.Function(f)(d, e, N, N_k, W_l, W_r) for f in ("kBlockM", "kBlockN", "line")]
+        t_r, t_c, line = (ShownSum(x, y) for x, y in zip((t_r, t_c, line), shown))
     q.update({"B_r": t_r, "B_c": t_c, "tile_line": line})
     at_128 = 176 if variant == "full" else 128          # kBlockN at 96 < d <= 128, e = 2 (lines 32-33)
     forms = {k: sp.sympify(v).subs({B_r: 128, B_c: at_128}) for k, v in forms.items()}

@@ -382,3 +382,27 @@ def test_the_window_listing_by_hand():
     pt = dict(N=5, N_k=5, d=1, B_r=2, B_c=2, W_l=1, W_r=0)
     assert listing_for("attention.fa2.fwd.window").count(pt) == {"reads": 5 + 18, "writes": 10}
     assert registry.get("attention.fa2.fwd.window").evaluate("reads", **pt) == 23
+
+
+# ----------------------------------------------------------------------------- what is printed is what is counted
+@pytest.mark.parametrize("ref", [models.fa2_fwd_window, models.flash_bwd_window, models.fa2_fwd_chunked,
+                                 models.flash_bwd_chunked, models.fa3_fwd_window])
+def test_the_printed_sums_are_the_closed_forms(ref):
+    """Each block count prints as the sum over the blocks it stands for (ShownSum's second argument) and evaluates
+    by its floor sums (the first): adding the printed sum up term by term gives the same number (FA3's tile
+    columns, printed as kBlockM, kBlockN, line, are the tile table's own test's)."""
+    from symbolic.evaluate import compile_exact
+    m = ref.model
+    names = [p.name for p in m.params]
+    points = [dict(N=13, N_k=29, d=2, B_r=4, B_c=3), dict(N=29, N_k=13, d=3, B_r=5, B_c=7),
+              dict(N=40, N_k=40, d=1, B_r=6, B_c=6)]
+    extra = ({"W_l": 5, "W_r": 2} if "W_l" in names else {"C": 7} if "C" in names else {})
+    for pt in points:
+        pt = {k: v for k, v in {**pt, **extra, "e": 2, "W_l": 5, "W_r": 2}.items() if k in names}
+        if "e" in names:
+            pt["d"] = 64
+        for q, expr in m.all_quantities.items():
+            shown = [x for x in sp.preorder_traversal(expr) if isinstance(x, models.ShownSum) and x.args[1].has(sp.Sum)]
+            for node in shown:
+                printed = compile_exact(node.args[1], m.params)(**m.check_point(pt))
+                assert printed == compile_exact(node.args[0], m.params)(**m.check_point(pt)), (ref.name, q, pt)
