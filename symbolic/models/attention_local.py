@@ -62,7 +62,7 @@ from base.errors import BadInput
 from ..asymptotics import Regime, leading_term
 from ..floorsum import FloorSum, floor_sum
 from ..model import Model
-from ..notes import code, note
+from ..notes import code, note, symbol
 from ..params import param
 from ..registry import ModelRef
 from ..shown_as import ShownAs
@@ -403,7 +403,7 @@ _WINDOW_REGIME = Regime("W_l, W_r <= N (divisible form: B_c = B_r divides N = N_
 _CHUNK_REGIME = Regime("B_r <= C <= N (divisible form: B_c = B_r divides C, C divides N = N_k)",
                        le=((B_r, C), (C, N)))
 
-_POSITION = note("query row r sits at position ", N_k - N + sp.Symbol("r"), " (as in the causal models; ",
+_POSITION = note("query row r sits at position ", N_k - N + symbol("r"), " (as in the causal models; ",
                  N_k < N, " is legal: rows before key 0 see only what their window reaches); a block pair is "
                  "visited iff one of its elements is visible, a fully masked pair costs nothing, a visited one is "
                  "loaded and computed whole")
@@ -428,7 +428,7 @@ def _local_model(name, summary, kind, mask):
     mask_params = (W_l, W_r) if mask == "window" else (C,)
     defaults = {"N": 32768, "N_k": 32768, "d": 128, "B_r": 128, "B_c": 128,
                 **({"W_l": 4095, "W_r": 0} if mask == "window" else {"C": 8192})}
-    p, j = sp.Symbol("p"), sp.Symbol("j")
+    p, j = symbol("p"), symbol("j")
     rule = (note("window: key ", j, " is visible from position ", p, " iff ", p - W_l <= j, " and ", j <= p + W_r,
                  " (FlashAttention's window_size: ", W_l + W_r + 1, " keys)")
             if mask == "window" else

@@ -42,7 +42,10 @@ def test_every_attention_model_has_a_listing():
     assert {n for n in registry.names() if n.startswith("attention.")} <= set(listings())
 
 
-@pytest.mark.parametrize("name", sorted(n for n in listings() if "causal" not in n))
+# a masked listing (causal, a window, a chunk, FA3's window) sums to its closed form only through floor sums
+# the symbolic simplifier cannot reach; its lines = formula = executor is the verify property <model>.listing
+@pytest.mark.parametrize("name", sorted(n for n in listings() if "causal" not in n
+                                        and not n.endswith((".window", ".chunked"))))
 def test_lines_sum_to_the_formula_symbolically(name):
     """Non-causal loops collapse exactly (a partition of N into blocks sums to N): the lines' sum minus the
     model's formula simplifies to 0, for every size."""
