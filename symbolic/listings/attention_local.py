@@ -24,6 +24,7 @@ from dataclasses import replace
 import sympy as sp
 
 from ..models.attention import FA2_SOURCE, B_c, B_r, N, N_k, d
+from ..models import attention_local as local
 from ..models.attention_local import FA3_SOURCE, C, W_l, W_r, fa3_tile_nodes
 from . import Line, Listing, Loop, abbreviation, index
 from .attention import DEFS, fa2
@@ -61,7 +62,7 @@ _MASK_TEXT = {"window": r"key $k$ visible from position $p$ iff $p - W_l \le k \
                        r"and $k \le p$"}
 
 
-def window_fwd(model: str, mask: str = "window", subs=None, source: str = FA2_SOURCE + ", Algorithm 1") -> Listing:
+def window_fwd(model, mask: str = "window", subs=None, source: str = FA2_SOURCE + ", Algorithm 1") -> Listing:
     """Algorithm 1 of FlashAttention-2 with a local mask: query blocks outside, the key blocks they see inside."""
     (lo, lo_v, lo_m), (hi, hi_v, hi_m) = FWD_RANGE[mask]
     body = (
@@ -97,7 +98,7 @@ def window_fwd(model: str, mask: str = "window", subs=None, source: str = FA2_SO
     return Listing(model, what, source, require, body, defs=defs, subs=dict(subs or {}))
 
 
-def window_bwd(model: str, mask: str = "window") -> Listing:
+def window_bwd(model, mask: str = "window") -> Listing:
     """Algorithm 2 of FlashAttention-2 with a local mask: key blocks outside, the query blocks that see them inside."""
     (lo, lo_v, lo_m), (hi, hi_v, hi_m) = BWD_RANGE[mask]
     body = (
@@ -133,13 +134,13 @@ def window_bwd(model: str, mask: str = "window") -> Listing:
 _FA3 = FA3_SOURCE + ", hopper/tile_size.h:10-54; FlashAttention-2's Algorithm 1 at those tiles"
 
 LISTINGS = (
-    window_fwd("attention.fa2.fwd.window"),
-    window_fwd("attention.fa2.fwd.chunked", mask="chunk"),
-    window_bwd("attention.flash.bwd.window"),
-    window_bwd("attention.flash.bwd.chunked", mask="chunk"),
-    window_fwd("attention.fa3.fwd.window", subs=fa3_tile_nodes("window"), source=_FA3),
-    replace(fa2("attention.fa3.fwd"), subs=fa3_tile_nodes("full"), source=_FA3,
+    window_fwd(local.fa2_fwd_window),
+    window_fwd(local.fa2_fwd_chunked, mask="chunk"),
+    window_bwd(local.flash_bwd_window),
+    window_bwd(local.flash_bwd_chunked, mask="chunk"),
+    window_fwd(local.fa3_fwd_window, subs=fa3_tile_nodes("window"), source=_FA3),
+    replace(fa2(local.fa3_fwd), subs=fa3_tile_nodes("full"), source=_FA3,
             title="FlashAttention-3 forward at tile_size_fwd_sm90's tiles"),
-    replace(fa2("attention.fa3.fwd.causal", causal=True), subs=fa3_tile_nodes("causal"), source=_FA3,
+    replace(fa2(local.fa3_fwd_causal, causal=True), subs=fa3_tile_nodes("causal"), source=_FA3,
             title="FlashAttention-3 forward at tile_size_fwd_sm90's tiles, causal"),
 )
