@@ -398,9 +398,13 @@ def _divisible_quantities(kind, V, X):
 # ------------------------------------------------------------------------------------- models
 _UNITS = {"flops_visible": "FLOP", "blocks": "block pairs"}
 _QUANTITIES = ("reads", "writes", "flops", "flops_visible", "blocks")
-_WINDOW_REGIME = Regime("W_l, W_r <= N (divisible form: B_c = B_r divides N = N_k, W_l and W_r)",
+_BLOCKS_EQUAL = sp.Eq(B_c, B_r, evaluate=False)
+_N_EQ = sp.Eq(N, N_k, evaluate=False)
+_WINDOW_REGIME = Regime(note(sp.Le(W_l, N), ", ", sp.Le(W_r, N), " (divisible form: ", _BLOCKS_EQUAL, " divides ",
+                             _N_EQ, ", ", W_l, " and ", W_r, ")"),
                         le=((B_r, N), (W_l, N), (W_r, N)))
-_CHUNK_REGIME = Regime("B_r <= C <= N (divisible form: B_c = B_r divides C, C divides N = N_k)",
+_CHUNK_REGIME = Regime(note(sp.Le(B_r, C), ", ", sp.Le(C, N), " (divisible form: ", _BLOCKS_EQUAL, " divides ", C,
+                            ", ", C, " divides ", _N_EQ, ")"),
                        le=((B_r, C), (C, N)))
 
 _POSITION = note("query row r sits at position ", N_k - N + symbol("r"), " (as in the causal models; ",
@@ -409,8 +413,8 @@ _POSITION = note("query row r sits at position ", N_k - N + symbol("r"), " (as i
                  "loaded and computed whole")
 _SEES_NOTHING = note("a query block that sees no key loads nothing and writes zeros to ", code("O_i"),
                      " and minus infinity to ", code("L_i"), "; a key block no row sees writes zeros to ",
-                     code("dK_j"), " and ", code("dV_j"), " (FlashAttention-3: hopper/flash_fwd_kernel_sm90.h:446-449, "
-                     "hopper/flash_bwd_kernel_sm90.h:262-272)")
+                     code("dK_j"), " and ", code("dV_j"), " (FlashAttention-3: ", code("hopper/flash_fwd_kernel_sm90.h"), ":446-449, ",
+                     code("hopper/flash_bwd_kernel_sm90.h"), ":262-272)")
 
 
 def _asymptotic_notes(forms, regime):
@@ -430,16 +434,17 @@ def _local_model(name, summary, kind, mask):
                 **({"W_l": 4095, "W_r": 0} if mask == "window" else {"C": 8192})}
     p, j = symbol("p"), symbol("j")
     rule = (note("window: key ", j, " is visible from position ", p, " iff ", p - W_l <= j, " and ", j <= p + W_r,
-                 " (FlashAttention's window_size: ", W_l + W_r + 1, " keys)")
+                 " (FlashAttention's ", code("window_size"), ": ", W_l + W_r + 1, " keys)")
             if mask == "window" else
             note("chunk: key ", j, " is visible from position ", p, " iff it lies in the same chunk of ", C,
-                 " positions and ", j <= p, " (Llama 4's chunked attention; FlashAttention-3's attention_chunk "
-                 "with a causal mask)"))
+                 " positions and ", j <= p, " (Llama 4's chunked attention; FlashAttention-3's ", code("attention_chunk"),
+                 " with a causal mask)"))
     return Model(
         name=name, summary=summary, quantities=q, params=(N, N_k, d, B_r, B_c) + mask_params, units=_UNITS,
         divisible_forms=forms,
-        divisible_note=("B_c = B_r divides N = N_k, W_l and W_r, and W_l, W_r <= N - B_r" if mask == "window"
-                        else "B_c = B_r divides C, and C divides N = N_k"),
+        divisible_note=(note(_BLOCKS_EQUAL, " divides ", _N_EQ, ", ", W_l, " and ", W_r, ", and ",
+                             sp.Le(W_l, N - B_r), ", ", sp.Le(W_r, N - B_r)) if mask == "window"
+                        else note(_BLOCKS_EQUAL, " divides ", C, ", and ", C, " divides ", _N_EQ)),
         regime=regime, asymptotics_from_divisible=True,
         defaults=defaults,
         source=FA2_SOURCE + (", Algorithm 1" if kind == "fwd" else ", Algorithm 2") + " with a local mask",
@@ -449,16 +454,17 @@ def _local_model(name, summary, kind, mask):
 
 _LOCAL = {
     ("fwd", "window"): ("attention.fa2.fwd.window",
-                        "FlashAttention forward, FlashAttention-2 order, sliding window (W_l, W_r)"),
-    ("bwd", "window"): ("attention.flash.bwd.window", "FlashAttention backward, sliding window (W_l, W_r)"),
-    ("fwd", "chunk"): ("attention.fa2.fwd.chunked", "FlashAttention forward, FlashAttention-2 order, chunked (C)"),
-    ("bwd", "chunk"): ("attention.flash.bwd.chunked", "FlashAttention backward, chunked attention (C)"),
+                        note("FlashAttention forward, FlashAttention-2 order, sliding window (", W_l, ", ", W_r, ")")),
+    ("bwd", "window"): ("attention.flash.bwd.window",
+                        note("FlashAttention backward, sliding window (", W_l, ", ", W_r, ")")),
+    ("fwd", "chunk"): ("attention.fa2.fwd.chunked", note("FlashAttention forward, FlashAttention-2 order, chunked (", C, ")")),
+    ("bwd", "chunk"): ("attention.flash.bwd.chunked", note("FlashAttention backward, chunked attention (", C, ")")),
 }
 
 
 def _local_ref(kind, mask) -> ModelRef:
     name, summary = _LOCAL[(kind, mask)]
-    return ModelRef(name, summary, partial(_local_model, name, summary, kind, mask))
+    return ModelRef(name, str(summary), partial(_local_model, name, summary, kind, mask))
 
 
 fa2_fwd_window = _local_ref("fwd", "window")
@@ -575,18 +581,19 @@ def _fa3_model(name, summary, variant):
         base = flash_counts("fa2", False)
         forms = flash_counts("fa2", False, divisible=True)
         extra, check = (), _fa3_check
-        row = "not causal, not local"
+        row = note("not causal, not local")
     elif variant == "causal":
         base = flash_counts("fa2", True)
         forms = flash_counts("fa2", True, divisible=True)
         extra, check = (), _fa3_causal_check
-        row = "causal"
+        row = note("causal")
     else:
         base = window_counts("fwd")
         forms = divisible_window("fwd")
         extra, check = (W_l, W_r), _fa3_check
-        row = ("local unless mha_fwd makes the window causal or full; the formulas print its columns as "
-               "kBlockM, kBlockN and line of the head dimension, the element size and the window")
+        row = note("local unless ", code("mha_fwd"), " makes the window causal or full; the formulas print its "
+                   "columns as ", code("kBlockM"), ", ", code("kBlockN"), " and ", code("line"), " of the head "
+                   "dimension, the element size and the window")
     t_r, t_c, line = fa3_tiles(causal, local)
     q = {k: sp.sympify(v).subs(fa3_tile_nodes(variant)) for k, v in base.items()}
     if variant == "window":     # the flags' conditions are long: print the table's columns as functions
@@ -595,43 +602,51 @@ def _fa3_model(name, summary, variant):
     q.update({"B_r": t_r, "B_c": t_c, "tile_line": line})
     at_128 = 176 if variant == "full" else 128          # kBlockN at 96 < d <= 128, e = 2 (lines 32-33)
     forms = {k: sp.sympify(v).subs({B_r: 128, B_c: at_128}) for k, v in forms.items()}
+    tiles_128 = note(" at the tiles of ", sp.Lt(96, d, evaluate=False), " and ", sp.Le(d, 128), ", ",
+                     sp.Eq(e, 2, evaluate=False))
+    t_rs, t_cs = symbol("B_r"), symbol("B_c")          # the tile quantities, not parameters of these models
     if variant == "full":
-        regime = Regime("B_r <= N, B_c <= N_k at the tiles of 96 < d <= 128, e = 2", le=((d, N),))
+        regime = Regime(note(sp.Le(t_rs, N), ", ", sp.Le(t_cs, N_k)) + tiles_128, le=((d, N),))
     elif variant == "causal":
-        regime = Regime("N = N_k at the tiles of 96 < d <= 128, e = 2", le=((d, N),))
+        regime = Regime(note(_N_EQ) + tiles_128, le=((d, N),))
     else:
-        regime = Regime("W_l, W_r <= N at the tiles of 96 < d <= 128, e = 2", le=((d, N), (W_l, N), (W_r, N)))
+        regime = Regime(note(sp.Le(W_l, N), ", ", sp.Le(W_r, N)) + tiles_128, le=((d, N), (W_l, N), (W_r, N)))
     return Model(
         name=name, summary=summary, quantities=q, params=(N, N_k, d, e) + extra,
         units={**_UNITS, "B_r": "rows", "B_c": "rows", "tile_line": "line"},
         divisible_forms=forms,
-        divisible_note=("at d = 128, e = 2 (B_r = 128, B_c = " + str(at_128) + ") with the blocks dividing "
-                        "N = N_k" + (", W_l and W_r" if variant == "window" else "")),
+        divisible_note=note("at ", sp.Eq(d, 128, evaluate=False), ", ", sp.Eq(e, 2, evaluate=False), " (",
+                            sp.Eq(t_rs, 128, evaluate=False), ", ", sp.Eq(t_cs, at_128, evaluate=False),
+                            ") with the blocks dividing ", _N_EQ,
+                            *((", ", W_l, " and ", W_r) if variant == "window" else ())),
         regime=regime, asymptotics_from_divisible=True,
         defaults={"N": 32768, "N_k": 32768, "d": 128, "e": 2, **({"W_l": 4095, "W_r": 0} if extra else {})},
-        source=FA3_SOURCE + ", hopper/tile_size.h:10-54 (tile_size_fwd_sm90), hopper/flash_api.cpp:418",
+        source=note(FA3_SOURCE, ", ", code("hopper/tile_size.h"), ":10-54 (", code("tile_size_fwd_sm90"), "), ",
+                    code("hopper/flash_api.cpp"), ":418"),
         validate=check,
         notes=(note("tiles: ", code("B_r"), " is kBlockM and ", code("B_c"), " kBlockN of ",
-                    code("tile_size_fwd_sm90"), " (", row, "); ", code("tile_line"), " is the line of "
-                    "hopper/tile_size.h whose return it takes: 25, 30, 33, 37, 39 for 2-byte elements at head "
+                    code("tile_size_fwd_sm90"), " (", *row, "); ", code("tile_line"), " is the line of ",
+                    code("hopper/tile_size.h"), " whose return it takes: 25, 30, 33, 37, 39 for 2-byte elements at head "
                     "dimensions up to 64, 96, 128, 192, 256, and 43, 45, 47, 49, 51 for FP8; TMA loads, no softcap, "
                     "the value head dimension equal to ", d),
                note("the counts are FlashAttention-2's forward loop at those tiles: FA3 runs one CTA per query block "
-                    "over the key blocks get_n_block_min_max gives (hopper/block.h:14-59), which are exactly the "
-                    "visited ones (docs/attention-variants.md)")),
+                    "over the key blocks ", code("get_n_block_min_max"), " gives (", code("hopper/block.h"),
+                    ":14-59), which are exactly the visited ones (", code("docs/attention-variants.md"), ")")),
     )
 
 
 def _fa3_ref(name, summary, variant) -> ModelRef:
-    return ModelRef(name, summary, partial(_fa3_model, name, summary, variant))
+    return ModelRef(name, str(summary), partial(_fa3_model, name, summary, variant))
 
 
-fa3_fwd = _fa3_ref("attention.fa3.fwd", "FlashAttention-3 forward at the tiles it ships (tile_size_fwd_sm90), no mask",
+fa3_fwd = _fa3_ref("attention.fa3.fwd",
+                   note("FlashAttention-3 forward at the tiles it ships (", code("tile_size_fwd_sm90"), "), no mask"),
                    "full")
 fa3_fwd_causal = _fa3_ref("attention.fa3.fwd.causal",
                           "FlashAttention-3 forward at its shipped tiles, causal mask", "causal")
 fa3_fwd_window = _fa3_ref("attention.fa3.fwd.window",
-                          "FlashAttention-3 forward at its shipped tiles, sliding window (W_l, W_r)", "window")
+                          note("FlashAttention-3 forward at its shipped tiles, sliding window (", W_l, ", ", W_r, ")"),
+                          "window")
 
 #: the models of this file
 LOCAL_MODELS = (fa2_fwd_window, flash_bwd_window, fa2_fwd_chunked, flash_bwd_chunked,
