@@ -243,6 +243,15 @@ class _MarkingTextPrinter(TextPrinter):
     def _print_Max(self, expr):
         return self._nested(super()._print_Max, expr)
 
+    def _print_Piecewise(self, expr):             # TextPrinter's, with a break point after each case's "; "
+        self._depth += 1
+        try:
+            parts = [f"{self._print(e)} otherwise" if c is sp.true else f"{self._print(e)} if {self._print(c)}"
+                     for e, c in expr.args]
+            return "{" + ("; " + self._mark(",")).join(parts) + "}"
+        finally:
+            self._depth -= 1
+
     def _print_Add(self, expr, order=None):       # StrPrinter's, with a mark before each operator
         self._depth += 1
         try:
