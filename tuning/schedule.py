@@ -61,7 +61,7 @@ from symbolic.models.gemm import regs_estimate, smem_bytes
 
 from .l2_estimate import hbm_reads_many
 
-__all__ = ["SPACE", "WARP_GRID", "MMA_TILE", "GemmConfig", "LaunchRule", "LAUNCH_RULES", "all_configs",
+__all__ = ["SPACE", "time_model_constants", "WARP_GRID", "MMA_TILE", "GemmConfig", "LaunchRule", "LAUNCH_RULES", "all_configs",
            "launch_failures", "static_valid", "launchable", "warp_grid", "MODEL_LIMIT", "model_shape",
            "regs_per_thread", "blocks_per_sm",
            "TimeModelConstants", "H100_TC", "TIME_MODELS", "gemm_time", "times_for_shape", "config_table",
@@ -272,7 +272,9 @@ TIME_MODELS: Mapping[str, TimeModelConstants] = MappingProxyType({
     "H100": H100_TC, "H200": TimeModelConstants(hw=H200)})
 
 
-def _constants(hw) -> TimeModelConstants:
+def time_model_constants(hw) -> TimeModelConstants:
+    """The GEMM time model's constants for ``hw`` (a GPU name, a :class:`~symbolic.hardware.GPU`, or the
+    constants themselves); :class:`~base.errors.BadInput` naming ``hw`` for a GPU the model has none for."""
     if isinstance(hw, TimeModelConstants):
         return hw
     gpu = get_hardware(hw)
@@ -355,7 +357,7 @@ def times_for_shape(M: int, N: int, K: int, configs: Sequence[GemmConfig] | None
     """Model time (seconds) of every config (default: :func:`all_configs`) on one shape; ``inf`` where
     a config cannot launch.  Vectorised over configs; cached for the full space."""
     M, N, K = model_shape(M, N, K)
-    k = _constants(hw)
+    k = time_model_constants(hw)
     if configs is None:
         return _times_all(M, N, K, k).copy()
     cols = config_table(configs)
@@ -408,7 +410,7 @@ def gemm_time(config, M: int, N: int, K: int, hw: GPU | str | TimeModelConstants
     """Model time in seconds of one config on ``C[M,N] = A[M,K] B[K,N]`` (FP16); ``inf`` when it can't launch."""
     c = _config(config)
     M, N, K = model_shape(M, N, K)
-    k = _constants(hw)
+    k = time_model_constants(hw)
     return float(_times_all(M, N, K, k)[_index()[c]])
 
 
@@ -447,7 +449,7 @@ class Landscape:
 def landscape(M: int, N: int, K: int, hw=H100) -> Landscape:
     """The launchable configs and their times on ``(M, N, K)``."""
     M, N, K = model_shape(M, N, K)
-    k = _constants(hw)
+    k = time_model_constants(hw)
     ts = _times_all(M, N, K, k)
     ok = np.isfinite(ts)
     cfgs = tuple(c for c, good in zip(all_configs(), ok) if good)

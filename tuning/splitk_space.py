@@ -40,9 +40,8 @@ import numpy as np
 from base.dtypes import element_bytes
 from base.errors import BadInput
 from base.validate import positive_int
-from symbolic.hardware import get_hardware
 
-from .schedule import SPACE, TIME_MODELS, GemmConfig, TimeModelConstants, all_configs, times_for_shape
+from .schedule import SPACE, GemmConfig, TimeModelConstants, all_configs, time_model_constants, times_for_shape
 
 __all__ = ["SPLITK_VALUES", "KNOBS", "SplitKConfig", "SplitKChoice", "splitk_configs", "splitk_times",
            "best_splitk", "splitk_table", "DECODE_SHAPES"]
@@ -88,15 +87,6 @@ def splitk_configs() -> tuple:
     return tuple(SplitKConfig(c, s) for s, c in itertools.product(SPLITK_VALUES, all_configs()))
 
 
-def _constants(hw) -> TimeModelConstants:
-    if isinstance(hw, TimeModelConstants):
-        return hw
-    gpu = get_hardware(hw)
-    if gpu.name not in TIME_MODELS:
-        raise BadInput("hw", f"no GEMM time-model constants for {gpu.name}; known: {', '.join(TIME_MODELS)}")
-    return TIME_MODELS[gpu.name]
-
-
 def _shape(M, N, K):
     return positive_int("M", M), positive_int("N", N), positive_int("K", K)
 
@@ -130,7 +120,7 @@ def splitk_times(M: int, N: int, K: int, hw="H100") -> np.ndarray:
     ``inf`` where the data-parallel config cannot launch.  The ``S_k = 1`` block is
     :func:`tuning.schedule.times_for_shape`'s.  Cached per shape."""
     M, N, K = _shape(M, N, K)
-    return _times(M, N, K, _constants(hw)).copy()
+    return _times(M, N, K, time_model_constants(hw)).copy()
 
 
 @dataclass(frozen=True)
@@ -161,7 +151,7 @@ class SplitKChoice:
 def best_splitk(M: int, N: int, K: int, hw="H100") -> SplitKChoice:
     """The fastest config of the split-K space on a shape, with the data-parallel optimum beside it."""
     M, N, K = _shape(M, N, K)
-    t = _times(M, N, K, _constants(hw))
+    t = _times(M, N, K, time_model_constants(hw))
     cfgs, n = splitk_configs(), len(all_configs())
     if not np.isfinite(t).any():                       # pragma: no cover - some config always launches
         raise BadInput("hw", "no config of the space launches on this GPU")
