@@ -44,7 +44,7 @@ from base.validate import positive_int
 
 from .memory import GlobalMemory
 
-__all__ = ["pid_to_tile", "launch_tiles", "launch_order", "block_buffers", "GemmRun", "tiled_matmul", "run_gemm",
+__all__ = ["operands", "pid_to_tile", "launch_tiles", "launch_order", "block_buffers", "GemmRun", "tiled_matmul", "run_gemm",
            "MAX_STEPS", "MAX_TILES", "MAX_ELEMENTS"]
 
 #: at most this many program x K-step iterations per run (either mode; a shape-only step costs about
@@ -189,6 +189,18 @@ def tiled_matmul(mem: GlobalMemory, A, B, C, BM: int, BN: int, BK: int, group: i
     return padded
 
 
+def operands(M: int, N: int, K: int, A=None, B=None, seed: int = 0):
+    """Real mode's ``A`` (``M x K``) and ``B`` (``K x N``): the given arrays as float64 (:func:`base.validate.real_array`),
+    or random normal ones from ``seed``; :class:`~base.errors.BadInput` naming the array of a wrong shape."""
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((M, K)) if A is None else validate.real_array("A", A).astype(float, copy=False)
+    B = rng.standard_normal((K, N)) if B is None else validate.real_array("B", B).astype(float, copy=False)
+    for name, arr, want in (("A", A, (M, K)), ("B", B, (K, N))):
+        if arr.shape != want:
+            raise BadInput(name, f"shape {arr.shape}, expected {want} for M={M}, N={N}, K={K}")
+    return A, B
+
+
 def run_gemm(M: int, N: int, K: int, BM: int, BN: int, BK: int, group: int = 1, wave: int = 1, real: bool = False,
              seed: int = 0, on_request: Optional[Callable] = None, A=None, B=None,
              stages: Optional[int] = None, *, max_steps: int = MAX_STEPS,
@@ -214,12 +226,7 @@ def run_gemm(M: int, N: int, K: int, BM: int, BN: int, BK: int, group: int = 1, 
                         "use real=False (shape-only)")
     mem = GlobalMemory(real=real)
     if real:
-        rng = np.random.default_rng(seed)
-        A = rng.standard_normal((M, K)) if A is None else validate.real_array("A", A).astype(float, copy=False)
-        B = rng.standard_normal((K, N)) if B is None else validate.real_array("B", B).astype(float, copy=False)
-        for name, arr, want in (("A", A, (M, K)), ("B", B, (K, N))):
-            if arr.shape != want:
-                raise BadInput(name, f"shape {arr.shape}, expected {want} for M={M}, N={N}, K={K}")
+        A, B = operands(M, N, K, A, B, seed)
         a, b = mem.put("A", A), mem.put("B", B)
     else:
         a, b = mem.put("A", (M, K)), mem.put("B", (K, N))

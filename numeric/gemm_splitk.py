@@ -54,6 +54,7 @@ from base import validate
 from base.dtypes import element_bytes
 from base.errors import BadInput
 
+from .gemm import operands
 from .memory import GlobalMemory, Phantom
 
 __all__ = ["SplitKRun", "run_splitk_parallel", "run_splitk_serial", "run_streamk", "streamk_units",
@@ -117,12 +118,7 @@ class _Kernel:
         self.tm, self.tn, self.tk = -(-M // BM), -(-N // BN), -(-K // BK)
         self.mem = GlobalMemory(real=real)
         if real:
-            rng = np.random.default_rng(seed)
-            A = rng.standard_normal((M, K)) if A is None else validate.real_array("A", A).astype(float, copy=False)
-            B = rng.standard_normal((K, N)) if B is None else validate.real_array("B", B).astype(float, copy=False)
-            for name, arr, want in (("A", A, (M, K)), ("B", B, (K, N))):
-                if arr.shape != want:
-                    raise BadInput(name, f"shape {arr.shape}, expected {want}")
+            A, B = operands(M, N, K, A, B, seed)
             self.A, self.B = self.mem.put("A", A), self.mem.put("B", B)
         else:
             if A is not None or B is not None:
