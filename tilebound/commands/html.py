@@ -1,0 +1,151 @@
+r"""``tilebound html [MODEL ...] -o DIR``: one self-contained HTML page per model, and ``DIR/index.html``.
+
+Each page (:func:`printing.html.model_page`) shows the model's formulas as MathML, its leading term and Θ
+class, lower bounds, notes, the annotated listing, the default sweep table and (with the plot extra) a
+figure as inline SVG; and a calculator that evaluates every formula exactly in the browser (``BigInt``),
+its inputs set by the URL fragment (``DIR/attention.fa1.fwd.paper.html#N=4096&d=64&M=51200``).  The pages
+need no network and no server: copy the folder to any static host.
+
+Files go through :mod:`tilebound.output` (atomic; each page marked as tilebound's in its first line, an HTML
+comment).  The folder's rules are ``latex --split``'s (:func:`tilebound.commands.latex._split_folder`): made
+if absent, refused when the path is a file; a page over a file tilebound did not write is refused without
+``--force``; and an existing, non-empty folder that tilebound did not write (no ``index.html`` of its own)
+is refused without ``--force``, so that ``-o ~`` cannot scatter pages among a user's files.
+
+Bad input (one line, exit 2): an unknown model; ``-o`` missing, a file, or a folder tilebound did not write.
+"""
+
+from __future__ import annotations
+
+import os
+
+from base.errors import BadInput
+
+from . import AT_HELP, Command
+
+#: why a page has no figure, when matplotlib (the plot extra) is not installed
+NO_FIGURE = ("No figure: drawing needs matplotlib (the plot extra, pip install 'tilebound[plot]'); the table "
+             "above has the same numbers.")
+
+
+def add_arguments(s) -> None:
+    s.add_argument("models", nargs="*", metavar="MODEL",
+                   help="names (an exact name selects that model alone) or glob patterns (default: all)")
+    s.add_argument("-o", "--output", required=True, metavar="DIR", help="the folder of the pages (made if absent)")
+    s.add_argument("--at", nargs="+", action="extend", metavar="NAME=VALUE", help=AT_HELP + "; for the tables")
+    s.add_argument("--no-tables", action="store_true", help="no default sweep tables")
+    s.add_argument("--no-figures", action="store_true", help="no figures")
+    s.add_argument("--no-listings", action="store_true", help="no algorithm listings")
+    s.add_argument("--title", default="tilebound: cost formulas of tiled GPU algorithms", help="the index's title")
+    s.add_argument("--force", action="store_true",
+                   help="write into a folder (and over pages) that tilebound did not write")
+
+
+def run(args, out) -> int:
+    from printing.html import index_page, model_page, page_name
+
+    from .. import numbers, output
+    from .. import report
+    from . import models as _models
+    from .latex import _fragment_path, _split_folder
+
+    folder = _split_folder(args.output)
+    _refuse_foreign_folder(folder, args.force)
+    at = numbers.parse_assignments(args.at)
+    models = _models(args.models)
+    report.check_names(at, models)
+    paths = [(_fragment_path(folder, page_name(m)), m) for m in models]
+    index = _fragment_path(folder, "index.html")
+    if os.path.isdir(folder):                          # every refusal before any work
+        for path in [p for p, _ in paths] + [index]:
+            output.check_path(path, args.force)
+    entries = [_entry(m, at, args) for m in models]
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise BadInput("output", f"cannot make {folder!r}: {exc.strerror or exc}") from None
+    for (path, _), entry in zip(paths, entries):
+        _write_html(path, model_page(entry), args.force)
+        out.write(f"wrote {path}\n")
+    _write_html(index, index_page(entries, title=args.title), args.force)
+    out.write(f"wrote {index}\n")
+    return 0
+
+
+def _refuse_foreign_folder(folder: str, force: bool) -> None:
+    """An existing, non-empty folder without an ``index.html`` that tilebound wrote is not tilebound's."""
+    from .. import output
+    if force or not os.path.isdir(folder) or not os.listdir(folder):
+        return
+    if not output.is_ours(os.path.join(folder, "index.html")):
+        raise BadInput("output", f"{folder!r} is a folder that tilebound did not write (it holds no index.html of "
+                                 "tilebound's); give --force to write into it, or choose another folder")
+
+
+def _write_html(path: str, text: str, force: bool) -> None:
+    """``text`` to ``path`` with tilebound's marker as an HTML comment on the first line (:mod:`tilebound.output`)."""
+    from .. import output
+
+    def writer(tmp):
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(output.marker_line(text, "<!--") + " -->\n" + text)
+    output.write_with(path, writer, force=force)
+
+
+def _entry(m, at, args):
+    """The model's page entry: its default sweep table, figure and listing, and the points its
+    algorithm-computed quantities are tabulated at."""
+    from printing.html import PageEntry
+
+    from .. import report
+
+    mine = {k: v for k, v in at.items() if k in {p.name for p in m.params}}
+    sweep = report.default_sweep(m, mine)
+    tables = (report.sweep_table(m, sweep, mine),) if sweep and not args.no_tables else ()
+    figure, caption, figure_note = "", "", ""
+    if not args.no_figures and sweep:
+        figure, caption, figure_note = _figure(m, sweep, mine)
+    listing = None
+    if not args.no_listings:
+        from symbolic.listings import listing_for
+        listing = listing_for(m.name)
+    points = []
+    if sweep:
+        (key, xs), = sweep.items()
+        points = [{**mine, key: x} for x in xs]
+    elif all(p.name in m.defaults or p.name in mine for p in m.params):
+        points = [dict(mine)]
+    return PageEntry(m, tables, figure, caption, listing, tuple(points), figure_note)
+
+
+def _figure(model, sweep, at):
+    """``(inline SVG, caption, "")`` of the main quantity over the one-parameter sweep (matplotlib's SVG, the
+    formula and its leading term dashed), or ``("", "", why not)``."""
+    import importlib.util
+    import tempfile
+
+    if importlib.util.find_spec("matplotlib") is None:
+        return "", "", NO_FIGURE
+    from printing import plot as plotting
+    from symbolic.notes import code, note
+
+    from ..plots import plot_series
+
+    (key, xs), = sweep.items()
+    try:
+        series, xlabel, ylabel, title, _ = plot_series([model], key, xs, at, executed=False)
+    except BadInput as exc:
+        return "", "", f"No figure: {exc}"
+    with tempfile.TemporaryDirectory() as tmp:
+        where = os.path.join(tmp, "figure.svg")
+        plotting.plot_series(series, xlabel=xlabel, ylabel=ylabel, title=title, path=where)
+        with open(where, encoding="utf-8") as f:
+            svg = f.read()
+    svg = svg[svg.index("<svg"):]                 # inline: no XML declaration or DOCTYPE inside HTML
+    caption = note(code(model.name), f": {ylabel} against {xlabel}; the formula (solid) and its leading term "
+                                     "(dashed), drawn from the exact values at the table's points.")
+    return svg, caption, ""
+
+
+COMMAND = Command("html", "a self-contained HTML page per model with an exact in-browser calculator (-o DIR)",
+                  add_arguments, run)
