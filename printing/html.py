@@ -80,7 +80,8 @@ h2 { margin-top: 2rem; border-bottom: 1px solid #ccc; } h3 { margin-bottom: .3re
 code { font-family: ui-monospace, monospace; background: #f3f3f3; padding: 0 .2em; }
 table { border-collapse: collapse; } td, th { padding: .25rem .6rem; vertical-align: top; text-align: left; }
 table.data th { border-bottom: 1px solid #999; } table.data td.num { text-align: right; font-variant-numeric: tabular-nums; }
-table.formulas td.f { overflow-x: auto; max-width: 52rem; }
+table.formulas td.f div { overflow-x: auto; overflow-y: hidden; max-width: 56rem; padding: .15rem 0; }
+table.formulas math, .calc math, table.data math { math-style: normal; }
 .calc { background: #f7f9fc; border: 1px solid #d5dde8; padding: .8rem 1rem; border-radius: .4rem; }
 .calc label { display: grid; grid-template-columns: 7rem 12rem 1fr; gap: .6rem; align-items: center; margin: .2rem 0; }
 .calc input { font: inherit; padding: .1rem .3rem; }
@@ -171,7 +172,7 @@ _CALCULATOR = r"""
         const out = document.getElementById("bound-" + k);
         try { out.textContent = Q.show(f(v)); } catch (e) {
           if (!(e instanceof Q.NotExact)) throw e;
-          out.textContent = "not exact (an irrational root): \u2248 " + e.approx.toPrecision(6) + " (a float approximation)";
+          out.textContent = "not exact (an irrational root): \u2248 " + Q.approximately(() => f(v)) + " (an approximation)";
           out.classList.add("approx");
         }
       }
@@ -189,6 +190,8 @@ _CALCULATOR = r"""
   };
   window.addEventListener("hashchange", () => compute(fromFragment()));
   for (const p of MODEL.params) input(p.name).addEventListener("input", () => { toFragment(); compute(null); });
+  // what a test harness calls after setting location.hash: the same path as a reader's fragment
+  window.tilebound = { compute: () => compute(fromFragment()) };
   compute(fromFragment());
 })();
 """
@@ -212,12 +215,24 @@ def calculator_parts(model) -> tuple[dict, dict]:
 
 def _bounds_js(model) -> list:
     out = []
+    own = set(model.params)
     for k, (name, expr) in enumerate(model.lower_bounds.items(), 1):
+        if not sp.sympify(expr).free_symbols <= own:       # a bound in another model's sizes (COSMA's M, N, K)
+            out.append((k, None))
+            continue
         try:
             out.append((k, to_javascript(expr)))
         except NotExpressible:
             out.append((k, None))
     return out
+
+
+def _bound_reason(expr, model) -> str:
+    expr = sp.sympify(expr)
+    stray = sorted(str(s) for s in expr.free_symbols - set(model.params))
+    if stray:
+        return f"in sizes that are not this model's parameters ({_e(', '.join(stray))})"
+    return "a class, not a number (its constant is unknown)" if expr.has(sp.Function) else "no exact form"
 
 
 def _model_record(model, js: dict, bounds: list) -> str:
@@ -275,7 +290,8 @@ def _calculator_html(model, js: dict, reasons: dict, bounds: list) -> str:
         out.append('<h3>Lower bounds at this point</h3><table class="data results">')
         for (k, src), name in zip(bounds, model.lower_bounds):
             cell = (f'<output id="bound-{k}" for="calculator"></output>' if src is not None else
-                    '<span class="muted">a class, not a number (no constant)</span>')
+                    '<span class="muted">not evaluated here: ' + _bound_reason(model.lower_bounds[name], model)
+                    + "</span>")
             out.append(f"<tr><td>{note_to_html(name)}</td><td>{cell}</td></tr>")
         out.append("</table>")
     out.append("</section>")
@@ -327,7 +343,7 @@ def _sections_html(printout) -> str:
         out.append('<table class="formulas">')
         for ln in sec.lines:
             unit = _e(ln.unit) if ln.unit and ln.unit != "1" else ""
-            formula = f'<math display="block">{_inner(ln.expr)}</math>'
+            formula = f'<div><math>{_inner(ln.expr)}</math></div>'
             if ln.own_line:
                 out.append(f'<tr><td colspan="4">{note_to_html(ln.label)}:</td></tr>')
                 out.append(f'<tr><td></td><td>{relation_mathml(ln.relation).join(("<math>", "</math>"))}</td>'

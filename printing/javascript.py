@@ -17,7 +17,8 @@ number is an exact rational, a pair ``[num, den]`` of ``BigInt`` with ``den > 0`
   of ``floor(affine in its index)`` by the same reduction; a node with a :meth:`closed_form` of its own
   (:class:`symbolic.models.attention_local.ShownSum`) by that closed form;
 * a rational power (``sqrt``) exactly when the root is rational; otherwise ``Q.root`` throws
-  ``Q.NotExact`` carrying a float approximation, which the page shows labelled as one.
+  ``Q.NotExact``, and the page evaluates the expression again under ``Q.approximately``, where each root is a
+  rational within ``10**-40`` of its value: an approximation of the whole expression, labelled as one.
 
 Anything else - a count computed by an algorithm (a node whose class only defines ``exact_value``, such as
 ``gemm.l2.lru``'s LRU misses), a ``Sum`` that is not a floor sum, a Θ class - raises
@@ -50,7 +51,7 @@ RUNTIME = r"""
 const Q = (() => {
   "use strict";
   class NotExact extends Error {
-    constructor(message, approx) { super(message); this.approx = approx; }
+    constructor(message) { super(message); }
   }
   const abs = x => (x < 0n ? -x : x);
   const igcd = (a, b) => { a = abs(a); b = abs(b); while (b) { [a, b] = [b, a % b]; } return a; };
@@ -82,15 +83,36 @@ const Q = (() => {
       x = y;
     }
   };
-  const approx = x => Number(x[0]) / Number(x[1]);
-  const root = (x, p, q) => {        // x ** (p/q), exact when the root is rational
+  // x ** (p/q): exact when the root is rational; else NotExact, or - inside approximately() - a rational
+  // within 10**-DIGITS (relative) of the root, so that the whole expression is approximated, not one root
+  const DIGITS = 40n;
+  let approximating = false;
+  const root = (x, p, q) => {
     const Q_ = BigInt(q);
     if (x[0] < 0n) throw new RangeError("a root of a negative number");
     const rn = iroot(x[0], Q_), rd = iroot(x[1], Q_);
-    if (rn ** Q_ !== x[0] || rd ** Q_ !== x[1]) {
-      throw new NotExact("not exact: an irrational root", Math.pow(approx(x), Number(p) / Number(q)));
-    }
-    return pow([rn, rd], p);
+    if (rn ** Q_ === x[0] && rd ** Q_ === x[1]) return pow([rn, rd], p);
+    if (!approximating) throw new NotExact("not exact: an irrational root");
+    // (n/d)^(1/q) = (n d^(q-1))^(1/q) / d, scaled by 10^DIGITS before the integer root
+    const scale = 10n ** DIGITS;
+    const r = mk(iroot(x[0] * x[1] ** (Q_ - 1n) * scale ** Q_, Q_), x[1] * scale);
+    return pow(r, p);
+  };
+  // a rational in scientific notation with `digits` significant digits (any size: no float overflow)
+  const sci = (x, digits = 6) => {
+    if (x[0] === 0n) return "0";
+    const sign = x[0] < 0n ? "-" : "", n = abs(x[0]), d = x[1];
+    let e = n.toString().length - d.toString().length;
+    const k = BigInt(digits - 1);
+    const lead = ee => (ee <= k ? n * 10n ** (k - ee) / d : n / (d * 10n ** (ee - k)));
+    let m = lead(BigInt(e));
+    if (m < 10n ** k) { e -= 1; m = lead(BigInt(e)); }
+    const t = m.toString();
+    return sign + t[0] + (t.length > 1 ? "." + t.slice(1) : "") + "e" + (e >= 0 ? "+" : "") + e;
+  };
+  const approximately = f => {
+    approximating = true;
+    try { return sci(f()); } finally { approximating = false; }
   };
   const floor = x => [fdiv(x[0], x[1]), 1n];
   const ceil = x => [-fdiv(-x[0], x[1]), 1n];
@@ -137,7 +159,7 @@ const Q = (() => {
   const nopiece = () => { throw new RangeError("no piece of a Piecewise applies"); };
   const show = x => (x[1] === 1n ? x[0].toString() : x[0].toString() + "/" + x[1].toString());
   return { NotExact, int, rat, add, mul, pow, root, floor, ceil, lt, le, gt, ge, eq, ne, min, max,
-           abs: absq, mod, gcd, floorSum, affineFloorSum, nopiece, show, approx };
+           abs: absq, mod, gcd, floorSum, affineFloorSum, nopiece, show, sci, approximately };
 })();
 """
 
