@@ -33,6 +33,7 @@ from sympy.printing.codeprinter import CodePrinter
 
 from symbolic.evaluate import _affine_floor      # the one test of a floor sum's shape, shared with evaluation
 from symbolic.floorsum import FloorSum
+from symbolic.params import Param
 
 __all__ = ["JavaScriptPrinter", "NotExpressible", "to_javascript", "RUNTIME"]
 
@@ -186,9 +187,11 @@ class JavaScriptPrinter(CodePrinter):
     _print_Half = _print_Rational
 
     def _print_Symbol(self, expr):
-        if isinstance(expr, sp.Dummy):
+        if not isinstance(expr, Param):        # a note's symbol, a summation index, a derivation's quotient
             raise NotExpressible(type(expr).__name__, f"the symbol {expr} is not a parameter")
         return f"{self._settings['values']}[{_js_string(expr.name)}]"
+
+    _print_Dummy = _print_Symbol
 
     def _print_BooleanTrue(self, expr):
         return "true"
