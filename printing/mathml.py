@@ -61,6 +61,11 @@ class TileboundMathMLPrinter(MathMLPresentationPrinter):
         return self._el("mrow", self._el("mo", text=left, stretchy="true"), inner,
                         self._el("mo", text=right, stretchy="true"))
 
+    def doprint(self, expr):
+        while isinstance(expr, ShownAs):       # SymPy's doprint calls Printer._print, past the override below
+            expr = expr._display()
+        return super().doprint(expr)
+
     def _print(self, expr, **kwargs):
         if isinstance(expr, ShownAs):          # a closed form shown as the sum it stands for
             return super()._print(expr._display(), **kwargs)
