@@ -14,8 +14,10 @@ JavaScriptPrinter` prints from that expression, exactly, with ``BigInt`` rationa
 baked into the page); its result is the text of the element ``result-<quantity>``: the integer's digits, or
 ``num/den``.  A quantity the printer cannot express (a count computed by an algorithm, such as
 ``gemm.l2.lru``'s LRU misses) says so and is shown in a table at stated points, computed in Python by
-``model.evaluate``.  A lower bound with an irrational root (``gemm.cosma``'s) shows a float approximation,
-labelled as one.  Bad input shows one message naming the parameter, worded as the command line words it
+``model.evaluate``.  A lower bound in the model's own parameters is evaluated too (``bound-<k>``, in the order
+of ``Model.lower_bounds``); one with an irrational root shows an approximation of the whole expression
+(:func:`printing.javascript.RUNTIME`'s ``Q.approximately``), labelled as one; one in sizes that are not the
+model's parameters (``gemm.cosma``'s COSMA bound, in GEMM's ``M, N, K``) says so.  Bad input shows one message naming the parameter, worded as the command line words it
 (:mod:`base.validate`): an integer parameter takes an integer ``>= least`` (``4096``, ``4_096``, ``2**12``,
 ``2^12``), a real one a number ``> 0`` (``7/10``, ``0.5``, ``1e-9``, read exactly).  A model's own checks
 across parameters (``Model.validate``, e.g. ``H_kv`` divides ``H``) run only on the command line; the page
