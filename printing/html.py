@@ -128,6 +128,13 @@ _CALCULATOR = r"""
     }
     throw new Bad(name, "expected a number, got " + quoted(t));
   };
+  const LARGEST = 10n ** BigInt(MAX_EXPONENT);
+  const bounded = (name, text, x) => {            // tilebound.numbers.MAX_MAGNITUDE, as the command line bounds it
+    if ((x[0] < 0n ? -x[0] : x[0]) > LARGEST || x[1] > LARGEST) {
+      throw new Bad(name, quoted(text.trim()) + " is beyond the largest number a value may be, 10**" + MAX_EXPONENT);
+    }
+    return x;
+  };
   // a parameter's value checked as base.validate checks it
   const check = (p, x) => {
     if (p.integer) {
@@ -165,7 +172,7 @@ _CALCULATOR = r"""
       for (const p of MODEL.params) {
         const text = input(p.name).value;
         if (!text.trim()) throw new Bad(p.name, "value missing for " + MODEL.name);
-        v[p.name] = check(p, parse(p.name, text));
+        v[p.name] = check(p, bounded(p.name, text, parse(p.name, text)));
       }
       for (const [q, f] of Object.entries(MODEL.quantities)) {
         document.getElementById("result-" + q).textContent = Q.show(f(v));

@@ -224,3 +224,24 @@ def test_screenshot_and_formulas_are_mathml(tmp_path, capsys):
     assert "<mfrac>" in formulas and "\u2308" in html.unescape(formulas)      # fractions and ⌈ as MathML
     assert "ceiling(" not in formulas and "\\lceil" not in formulas            # no formula as text
     assert re.search(r'<output id="result-total"[^>]*>\d+</output>', dom)    # the calculator ran
+
+
+#: values typed as the command line reads them (tilebound.numbers); each either accepted with the same value or
+#: refused with the same message
+FORMS = ["2**12", "2^12", "4_096", "1e3", "+64", "7/10", "0.5", "-2**3", "abc", "2**5000", "1e5000", "0", "12/4"]
+
+
+def test_typed_forms_read_as_the_command_line_reads_them(tmp_path):
+    from tilebound.numbers import parse_number
+    m = registry.get("gemm.tiled")
+    base = m.check_point({})
+    got = browser_results(tmp_path, m, ["&".join(f"{k}={form if k == 'M' else _text(v)}" for k, v in base.items())
+                                        for form in FORMS])
+    for form, res in zip(FORMS, got):
+        try:
+            pt = m.check_point({**base, "M": parse_number("M", form)})
+        except BadInput as exc:
+            assert res["error"] == str(exc), form
+            continue
+        assert res["error"] == "", form
+        assert res["results"]["result-total"] == exact_text(m.evaluate("total", **pt)), form
