@@ -288,17 +288,16 @@ def _calculator_html(model, js: dict, reasons: dict, bounds: list) -> str:
     for q in model.all_quantities:
         unit = model.unit(q)
         if q in js:
-            cell = f'<output id="result-{_e(q)}" for="calculator"></output>'
+            cell = f'<output id="result-{_e(q)}"></output>'
         else:
             cell = (f'<span class="muted">not evaluated in the browser: {_e(reasons[q])}; '
                     f'see <a href="#table-{_e(q)}">its table at stated points</a></span>')
-        rows = f'<tr><td><code>{_e(q)}</code></td><td>{cell}</td><td>{_e(unit)}</td></tr>'
-        out.append(rows)
+        out.append(f'<tr><td><code>{_e(q)}</code></td><td>{cell}</td><td>{_e(unit)}</td></tr>')
     out.append("</table>")
     if model.lower_bounds:
         out.append('<h3>Lower bounds at this point</h3><table class="data results">')
         for (k, src), name in zip(bounds, model.lower_bounds):
-            cell = (f'<output id="bound-{k}" for="calculator"></output>' if src is not None else
+            cell = (f'<output id="bound-{k}"></output>' if src is not None else
                     '<span class="muted">not evaluated here: ' + _bound_reason(model.lower_bounds[name], model)
                     + "</span>")
             out.append(f"<tr><td>{note_to_html(name)}</td><td>{cell}</td></tr>")
@@ -427,7 +426,9 @@ def _listing_html(listing) -> str:
 
 
 def _cell(value, params) -> str:
-    from .tables import Exact, Measure, format_cell
+    """A table cell or header: a note piece by piece, a parameter's name as that parameter, an expression as
+    MathML, anything else (a number, a measure, text) as the terminal tables write it."""
+    from .tables import format_cell
     if isinstance(value, (tuple, list)):
         return "".join(_cell(v, params) for v in value)
     if isinstance(value, Note):
@@ -436,9 +437,6 @@ def _cell(value, params) -> str:
         return to_mathml(params[value])
     if isinstance(value, sp.Basic) and not value.is_Number:
         return to_mathml(value)
-    if isinstance(value, (Measure, Exact)) or isinstance(value, (Integral, Fraction, float)) or \
-            (isinstance(value, sp.Basic) and value.is_Number):
-        return _e(format_cell(value, "text"))
     return _e(format_cell(value, "text"))
 
 
