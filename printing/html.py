@@ -23,6 +23,10 @@ model's parameters (``gemm.cosma``'s COSMA bound, in GEMM's ``M, N, K``) says so
 across parameters (``Model.validate``, e.g. ``H_kv`` divides ``H``) run only on the command line; the page
 says so where a model has them.
 
+``window.tilebound.compute()`` recomputes from the current fragment, the path a reader's link takes: the
+browser test (``tests/integration/test_html_chromium.py``) sets each point's fragment and calls it, so one page
+load checks many points.
+
 :func:`index_page` lists the pages.  Nothing here computes a cost: the model derives, this module arranges.
 """
 
