@@ -10,13 +10,15 @@ parameter space for the smallest point where the student's value differs from th
 2. hypothesis (when installed: the ``verify`` or ``grade`` extra) drawing ``max_examples`` points from
    the check's own strategy - the parameter constraints the check states - derandomised and with no
    example database, so a grade is reproducible; a disagreement is shrunk by hypothesis;
-3. from the smallest disagreeing point found, each parameter in turn is lowered (to its least value,
-   then halfway, ..., then by one) while the point still disagrees.
+3. from the smallest disagreeing point found, smaller steps are taken while the point still disagrees:
+   one parameter lowered (to its least value, then halfway, ..., then by one), or an amount moved from a
+   parameter to a later one.
 
 **Smallest** is by :func:`point_key`: the sum of the model's parameter values, then the values in the
 model's parameter order.  The point reported is the smallest disagreeing point evaluated, and step 3
-makes it a local minimum: lowering any one parameter by one, to a point the model accepts and the
-executor runs, agrees.  It is not a proof that no point of smaller sum disagrees elsewhere.
+makes it a local minimum: lowering one parameter by one, or moving one from a parameter to a later one,
+to a point the model accepts and the executor runs, agrees.  It is not a proof that no point of smaller
+sum disagrees elsewhere.
 
 Without hypothesis the search is the check's full grid, smallest first, and the result says so
 (``Search.method == "grid"``).  The comparison is the check's own (``Check.compare``: exact equality
@@ -58,8 +60,8 @@ __all__ = ["Student", "Search", "Grade", "StudentCodeError", "formula_student", 
            "DEFAULT_EXAMPLES", "MAX_EXAMPLES"]
 
 #: what "smallest" means, as the result states it
-SMALLEST = ("smallest by the sum of the parameter values, then their order; a local minimum: lowering "
-            "any one parameter by one agrees")
+SMALLEST = ("smallest by the sum of the parameter values, then their order; a local minimum: lowering one "
+            "parameter by one, or moving one from a parameter to a later one, agrees")
 #: hypothesis draws this many points unless told otherwise
 DEFAULT_EXAMPLES = 200
 #: the most a search draws (each draw runs the executor once)
@@ -343,32 +345,32 @@ class _Trials:
         return _Outcome(point, params, s, executed, None, msg is not None)
 
     def lower(self) -> None:
-        """From the best disagreement, lower one parameter at a time while the point still disagrees."""
+        """From the best disagreement, take smaller steps while the point still disagrees: lower one parameter
+        (to its least value, halfway, ..., by one), or move an amount from a parameter to a later one (the
+        same sum, earlier in the order).  Ends at a point where no such step of one disagrees."""
         spent = 0
-        improved = self.best is not None
-        while improved and spent < _DESCENT_BUDGET:
-            improved = False
-            for p in self.model.params:
-                o = self.best
-                v = o.params[p.name]
-                if not isinstance(v, int) or isinstance(v, bool):
+        while self.best is not None and spent < _DESCENT_BUDGET:
+            for pt in self._steps(self.best):
+                if not self._affordable(pt, self.best.point):
                     continue
-                gap = v - int(p.least)
-                steps = []
-                while gap > 0:                       # least, halfway, ..., one below
-                    steps.append(v - gap)
-                    gap //= 2
-                for cand in steps:
-                    pt = {**o.point, p.name: cand}
-                    if not self._affordable(pt, o.point):
-                        continue
-                    spent += 1
-                    r = self(pt)
-                    if r is not None and r.disagrees:
-                        improved = True
-                        break
-                if improved:
+                spent += 1
+                r = self(pt)
+                if r is not None and r.disagrees:
                     break
+            else:
+                return
+
+    def _steps(self, o: _Outcome):
+        """The candidate points below ``o`` in :func:`point_key` order, the longest steps first."""
+        counts = [p for p in self.model.params
+                  if isinstance(o.params[p.name], int) and not isinstance(o.params[p.name], bool)]
+        for k, p in enumerate(counts):
+            v = o.params[p.name]
+            for gap in _halvings(v - int(p.least)):            # lower p
+                yield {**o.point, p.name: v - gap}
+            for q in counts[k + 1:]:                           # move from p to a later q
+                for gap in _halvings(v - int(p.least)):
+                    yield {**o.point, p.name: v - gap, q.name: o.params[q.name] + gap}
 
     def _affordable(self, pt, than) -> bool:
         """A lowered point runs no more executor work than the point it lowers (``Check.work`` where the
@@ -380,6 +382,15 @@ class _Trials:
             return c.size_of(pt) <= c.size_of(than)
         except Exception:  # noqa: BLE001  a size the check cannot take is a point not to run
             return False
+
+
+def _halvings(gap: int) -> list:
+    """``gap, gap // 2, ..., 1``: the step sizes tried, longest first."""
+    out = []
+    while gap > 0:
+        out.append(gap)
+        gap //= 2
+    return out
 
 
 def _hypothesis_search(trials: _Trials, max_examples: int, seed: int) -> None:
