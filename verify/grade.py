@@ -60,8 +60,7 @@ __all__ = ["Student", "Search", "Grade", "StudentCodeError", "formula_student", 
            "DEFAULT_EXAMPLES", "MAX_EXAMPLES"]
 
 #: what "smallest" means, as the result states it
-SMALLEST = ("smallest by the sum of the parameter values, then their order; a local minimum: lowering one "
-            "parameter by one, or moving one from a parameter to a later one, agrees")
+SMALLEST = "smallest by the sum of the parameter values, then their order (a local minimum)"
 #: hypothesis draws this many points unless told otherwise
 DEFAULT_EXAMPLES = 200
 #: the most a search draws (each draw runs the executor once)

@@ -20,7 +20,12 @@ from base.errors import BadInput
 
 from . import Command
 
-DESCRIPTION = __doc__.split("\n\n", 1)[1]
+DESCRIPTION = ("Grade a student's formula (--formula, read by the --per grammar: no code runs) or Python function "
+               "(FILE.py:FUNC: this runs their code) against the model's executed count: the smallest point where "
+               "they disagree (by the sum of the parameter values; a local minimum), both values, the difference, "
+               "and the leading terms side by side.  Exit 0 when it agrees over the whole search, 1 on a "
+               "disagreement (or when the student's code raises), 2 on bad input.  The search draws with "
+               "hypothesis (pip install 'tilebound[grade]'); without it, it searches the check's grid and says so.")
 
 
 def add_arguments(s) -> None:
@@ -99,7 +104,7 @@ def to_text(g, unicode: bool = True) -> str:
         verdict = "agrees" if g.agree else "disagrees"
         lines.append(f"{head}: the leading term {verdict} with the model's")
     elif g.agree:
-        lines.append(f"{head}: agrees with the executed count at all {g.search.examples} points searched")
+        lines.append(f"{head}: agrees with the executed count at every point searched")
     elif g.point is None:
         lines.append(f"{head}: {g.error}")
     elif g.error is not None and g.student is None:        # the student's code raised: one line
@@ -133,7 +138,7 @@ def to_text(g, unicode: bool = True) -> str:
         lines.append(f"  searched {g.search.examples} points with {g.search.method}"
                      + (f" ({g.search.note})" if g.search.note else ""))
         if not g.agree:
-            lines.append(f"  ({g.smallest})")
+            lines.append(f"  {g.smallest}")
     text = "\n".join(lines)
     return text if unicode else ascii_text(text)
 
