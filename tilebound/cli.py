@@ -11,6 +11,7 @@ module of :mod:`tilebound.commands` each, plus any a plugin names in the entry-p
     plot MODEL --vary N=512..8192 -o F     formula curve and executed counts (needs the plot extra)
     splits --at B=1 H=32 ...               each kernel's split rule for a decode shape
     tune --shape M,N,K ...                 score search strategies on the GEMM schedule space (the tune extra)
+    grade --against MODEL -q Q --formula E a student's formula against the executed count (exit 0, 1, or 2)
 
 Errors: bad input anywhere is :class:`~base.errors.BadInput`, printed as one line
 ``tilebound: <param>: <problem>`` with exit status 2 (argparse's own errors too); any other exception

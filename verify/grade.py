@@ -36,9 +36,11 @@ The student's formula is read by the ``--per`` grammar (:mod:`symbolic.grammar`)
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib.util
 import inspect
+import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
 from numbers import Integral, Rational, Real
@@ -155,11 +157,15 @@ def _model_and_quantity(model, quantity: str):
     return model
 
 
+class _NotANumber(TypeError):
+    """A student's value that is not a number."""
+
+
 def _number(v):
     """A student's value as an exact number where it is one (SymPy numbers to int/Fraction); a float stays
     the float it is.  ``TypeError`` for anything that is not a number."""
     if isinstance(v, bool) or not isinstance(v, (Real, sp.Number)):
-        raise TypeError(f"returned {v!r:.60}, not a number")
+        raise _NotANumber(f"returned {v!r:.60}, not a number")
     if isinstance(v, sp.Number):
         if v.is_Integer:
             return int(v)
@@ -210,7 +216,8 @@ def function_student(model, fn: Callable, text: str = "") -> Student:
                                                f"{did_you_mean(p.name, names, 'parameters')}")
 
     def value(point):
-        return fn(**{n: point[n] for n in takes})
+        with contextlib.redirect_stdout(sys.stderr):      # what it prints is not the grade (--json stays JSON)
+            return fn(**{n: point[n] for n in takes})
     return Student(text or getattr(fn, "__qualname__", repr(fn)), value, None)
 
 
@@ -228,7 +235,8 @@ def load_function(spec: str) -> tuple[Callable, str]:
     module_spec = importlib.util.spec_from_file_location(mod_name, path)
     module = importlib.util.module_from_spec(module_spec)
     try:
-        module_spec.loader.exec_module(module)
+        with contextlib.redirect_stdout(sys.stderr):
+            module_spec.loader.exec_module(module)
     except BaseException as exc:  # noqa: BLE001  the student's code: any failure is theirs, in one line
         if isinstance(exc, KeyboardInterrupt):
             raise
@@ -336,10 +344,12 @@ class _Trials:
             how = "undefined (division by zero)" if self.student.expr is not None else \
                 f"raised ZeroDivisionError: {_one_line(exc)}"
             return _Outcome(point, params, None, executed, how, True)
-        except Exception as exc:  # noqa: BLE001  the student's code failed at this point: a failed grade
-            why = _one_line(exc) if isinstance(exc, TypeError) and str(exc).startswith("returned") else \
-                f"raised {type(exc).__name__}: {_one_line(exc)}"
-            return _Outcome(point, params, None, executed, why, True)
+        except _NotANumber as exc:
+            return _Outcome(point, params, None, executed, str(exc), True)
+        except BaseException as exc:  # noqa: BLE001  the student's code failed here (sys.exit too): a failed grade
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            return _Outcome(point, params, None, executed, f"raised {type(exc).__name__}: {_one_line(exc)}", True)
         msg = check.compare({q: s}, {q: executed})
         return _Outcome(point, params, s, executed, None, msg is not None)
 

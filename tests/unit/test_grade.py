@@ -263,3 +263,20 @@ def test_point_key_is_sum_then_order():
     names = ["N", "d", "M"]
     pts = [{"N": 1, "d": 5, "M": 1}, {"N": 2, "d": 1, "M": 1}, {"N": 1, "d": 1, "M": 5}, {"N": 1, "d": 1, "M": 2}]
     assert sorted(pts, key=lambda p: grader.point_key(p, names)) == [pts[3], pts[1], pts[2], pts[0]]
+
+
+def test_a_function_that_exits_or_prints_cannot_pass(tmp_path, capsys):
+    # sys.exit(0) inside the student's function is a failed grade, not the grader's exit; what it prints goes
+    # to stderr, so --json output stays JSON
+    path = _module(tmp_path, "import sys\nprint('imported')\n\n"
+                             "def total(N, d, M):\n    print('hello')\n    sys.exit(0)\n\n"
+                             "def text(N, d, M):\n    return 'twelve'\n")
+    m = registry.get(MODEL)
+    fn, spec = grader.load_function(f"{path}:total")
+    g = grader.grade(m, "total", grader.function_student(m, fn, spec), max_examples=5)
+    assert not g.agree and g.error == "raised SystemExit: 0" and g.point == {"N": 1, "d": 1, "M": 1}
+    fn, spec = grader.load_function(f"{path}:text")
+    g = grader.grade(m, "total", grader.function_student(m, fn, spec), max_examples=5)
+    assert not g.agree and g.error == "returned 'twelve', not a number"
+    out, err = capsys.readouterr()
+    assert out == "" and "imported" in err and "hello" in err
