@@ -86,8 +86,9 @@ class Student:
 
 @dataclass(frozen=True)
 class Search:
-    """How the points were found: ``method`` (``hypothesis``, ``grid`` or ``symbolic``), the distinct points
-    evaluated, and a note (why the grid was searched alone)."""
+    """How the points were found: ``method`` (``hypothesis``, ``grid``, ``symbolic`` for ``--leading``, or
+    ``none`` when the student's file failed to import), the distinct points evaluated, and a note (why the
+    grid was searched alone)."""
 
     method: str
     examples: int
@@ -122,7 +123,8 @@ class Grade:
 
     def to_json(self) -> dict:
         """The grade as JSON data for an autograder.  Exact values are strings (an integer, or ``p/q``: a
-        JSON number rounds beyond 2**53); expressions are strings in the ``--formula`` grammar."""
+        JSON number rounds beyond 2**53); expressions are SymPy's strings (``12*N**2*d**2/M``), which the
+        ``--formula`` grammar reads back for a leading term or a Θ class (sums of monomials)."""
         def exact(v):
             return None if v is None else str(v)
 
@@ -134,7 +136,9 @@ class Grade:
             "agree": self.agree,
             "point": None if self.point is None else {k: exact(v) if isinstance(v, (Integral, Fraction)) else v
                                                       for k, v in self.point.items()},
-            "values": None if self.point is None else {"student": exact(self.student), "executed": exact(self.executed), "formula": exact(self.formula)},
+            "values": None if self.point is None else {"student": exact(self.student),
+                                                       "executed": exact(self.executed),
+                                                       "formula": exact(self.formula)},
             "difference": exact(self.difference),
             "error": self.error,
             "leading": {k: expr(v) for k, v in self.leading.items()},
@@ -262,11 +266,43 @@ def model_leading(model, quantity: str):
     return m.leading(), m.theta()
 
 
+#: a student's formula whose expansion may have more terms than this gets no leading term (the dominance test
+#: compares every pair of terms: ``(N + d + M + 1)**64`` would be 47,905 terms)
+MAX_TERMS = 256
+
+
+def _terms(e) -> int:
+    """An upper bound on the number of terms of ``e`` expanded, computed without expanding (a sum adds its
+    parts' counts, a product multiplies them, ``a**k`` is at most ``C(t + k - 1, k)`` for ``t`` terms of ``a``;
+    a quotient's denominator counts one, a ceiling or floor its argument, a ``min``/``max`` its largest)."""
+    from math import comb
+    if e.is_Add:
+        return sum(_terms(a) for a in e.args)
+    if e.is_Mul:
+        out = 1
+        for a in e.args:
+            out *= _terms(a)
+        return out
+    if e.is_Pow:
+        k = e.exp
+        if k.is_Integer and k > 1:
+            return comb(_terms(e.base) + int(k) - 1, int(k))
+        return 1
+    if isinstance(e, (sp.ceiling, sp.floor)):
+        return _terms(e.args[0])
+    if isinstance(e, (sp.Min, sp.Max)):
+        return max(_terms(a) for a in e.args)
+    return 1
+
+
 def _leading_pair(model, quantity: str, student: Student) -> tuple[dict, dict, dict]:
     lead, th, why = {}, {}, {}
     if student.expr is None:
         lead["student"] = th["student"] = None
         why["student"] = "a Python function has no leading term"
+    elif _terms(student.expr) > MAX_TERMS:
+        lead["student"] = th["student"] = None
+        why["student"] = f"expanded, the formula may have more than {MAX_TERMS} terms; its leading term is not sought"
     else:
         try:
             lead["student"] = leading_term(student.expr, model.regime)

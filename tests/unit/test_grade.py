@@ -280,3 +280,11 @@ def test_a_function_that_exits_or_prints_cannot_pass(tmp_path, capsys):
     assert not g.agree and g.error == "returned 'twelve', not a number"
     out, err = capsys.readouterr()
     assert out == "" and "imported" in err and "hello" in err
+
+
+def test_a_formula_with_a_huge_expansion_is_graded_without_its_leading_term():
+    # (N + d + M + 1)**64 expands to C(67, 3) = 47,905 terms: its values are graded, its leading term not sought
+    g = grader.grade(MODEL, "total", "(N + d + M + 1)**64", max_examples=5)
+    assert not g.agree and g.student == 4**64 and g.leading["student"] is None
+    assert "terms" in g.why_no_leading["student"]
+    assert g.leading["model"] is not None
