@@ -231,7 +231,8 @@ def load_function(spec: str) -> tuple[Callable, str]:
     when the file itself fails to import (its error in one line)."""
     path_s, sep, name = str(spec).rpartition(":")
     if not sep or not path_s.endswith(".py") or not name.isidentifier():
-        raise BadInput("function", f"expected FILE.py:FUNC, got {spec!r:.80}")
+        raise BadInput("function", f"expected FILE.py:FUNC, got {spec!r:.80}" +
+                       ("" if ".py" in str(spec) else ' (a formula is given as --formula "EXPR")'))
     path = Path(path_s)
     if not path.is_file():
         raise BadInput("function", f"no file {path_s!r:.80}")

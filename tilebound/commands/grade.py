@@ -64,25 +64,29 @@ def run(args, out) -> int:
             raise BadInput("max-examples", "--leading compares leading terms symbolically: no points are drawn")
         result = grader.grade_leading(model, args.quantity, args.formula)
     else:
-        student = args.formula
-        if student is None:
-            try:
-                fn, spec = grader.load_function(args.function)
-            except grader.StudentCodeError as exc:
-                fn, spec = None, str(exc)
-            student = grader.function_student(model, fn, args.function) if fn is not None else None
-        try:
-            result = (grader.grade(model, args.quantity, student, max_examples=examples) if student is not None
-                      else grader.failed_import(model, args.quantity, args.function, spec))
-        except BadInput as exc:
-            if exc.param == "max_examples":
-                raise BadInput("max-examples", exc.problem) from None
-            raise
+        result = _grade_values(grader, model, args, examples)
     if args.json:
         out.write(json.dumps(result.to_json(), indent=2) + "\n")
     else:
         out.write(to_text(result, unicode=unicode_ok(out)) + "\n")
     return 0 if result.agree else 1
+
+
+def _grade_values(grader, model, args, examples: int):
+    """The values grade of ``--formula`` or ``FILE.py:FUNC`` (a file that fails to import is a failed grade)."""
+    student = args.formula
+    if student is None:
+        try:
+            fn, spec = grader.load_function(args.function)
+        except grader.StudentCodeError as exc:
+            return grader.failed_import(model, args.quantity, args.function, str(exc))
+        student = grader.function_student(model, fn, spec)
+    try:
+        return grader.grade(model, args.quantity, student, max_examples=examples)
+    except BadInput as exc:
+        if exc.param == "max_examples":
+            raise BadInput("max-examples", exc.problem) from None
+        raise
 
 
 # ------------------------------------------------------------------------------------------ text
