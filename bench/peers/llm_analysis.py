@@ -58,21 +58,40 @@ def model_config(hf: dict) -> dict:
         raise Unsupported(f"llm-analysis cannot read this config: intermediate/hidden = {float(ratio):.4g} != 3.5 "
                           f"leaves mlp_gated_linear_units unbound (llm_analysis/config.py:216-221), so "
                           f"ModelConfig(...) raises UnboundLocalError (:223-237)")
-    n_head = hf["num_attention_heads"]
-    kv = hf.get("num_key_value_heads", n_head)                                   # :234-235, :75-76
-    return {"num_layers": hf["num_hidden_layers"], "n_head": n_head, "hidden_dim": h, "vocab_size": hf["vocab_size"],
-            "max_seq_len": hf.get("max_position_embeddings"), "num_key_value_heads": kv,
-            "num_key_value_groups": Fraction(n_head, kv), "ffn_embed_dim": ffn, "expansion_ratio": ratio,
-            "moe_num_experts": experts, "moe_top_k": 1, "mlp_gated_linear_units": True}
+    return model_config_json({"num_layers": hf["num_hidden_layers"], "n_head": hf["num_attention_heads"],
+                              "hidden_dim": h, "vocab_size": hf["vocab_size"],
+                              "max_seq_len": hf.get("max_position_embeddings"),
+                              "num_key_value_heads": hf.get("num_key_value_heads"), "ffn_embed_dim": ffn,
+                              "moe_num_experts": experts, "mlp_gated_linear_units": True})   # :223-237
+
+
+def model_config_json(d: dict) -> dict:
+    """``ModelConfig(**d)`` (``config.py:45-78``), as for a config of ``llm_analysis/model_configs/*.json``: the
+    defaults (``ffn_embed_dim = 4 h``, ``moe_top_k = 1``, not gated) and ``__post_init__``'s derived fields."""
+    m = {"max_seq_len": None, "num_key_value_heads": None, "ffn_embed_dim": None, "expansion_ratio": None,
+         "moe_num_experts": 1, "moe_top_k": 1, "mlp_gated_linear_units": False}
+    m.update({k: v for k, v in d.items() if v is not None or k not in m})
+    h = m["hidden_dim"]
+    if m["ffn_embed_dim"] is None and m["expansion_ratio"] is None:              # :67-69
+        m["ffn_embed_dim"], m["expansion_ratio"] = 4 * h, 4
+    elif m["ffn_embed_dim"] is None:                                             # :70-71
+        m["ffn_embed_dim"] = h * m["expansion_ratio"]
+    elif m["expansion_ratio"] is None:                                           # :72-73
+        m["expansion_ratio"] = Fraction(m["ffn_embed_dim"], h)
+    if m["num_key_value_heads"] is None:                                         # :75-76
+        m["num_key_value_heads"] = m["n_head"]
+    m["num_key_value_groups"] = Fraction(m["n_head"], m["num_key_value_heads"])  # :78
+    return m
 
 
 def inference(hf: dict, *, phase: str, batch: int, seq_len: int, num_tokens_to_generate: int = 1,
               weight_bits: int = 16, activation_bits: int = 16, embedding_bits: int = 16,
               layernorm_dtype_bytes: int = 2, kv_cache_dtype_bytes=None) -> list[PeerOp]:
-    """The rows of ``LLMAnalysis.inference`` (``analysis.py:1546-1836``) for one phase at ``tp = 1``."""
+    """The rows of ``LLMAnalysis.inference`` (``analysis.py:1546-1836``) for one phase at ``tp = 1``, the model
+    read from a ``config.json`` (:func:`model_config`), or given as :func:`model_config_json`'s record."""
     if phase not in ("decode", "prefill"):
         raise ValueError(f"phase must be decode or prefill, got {phase!r}")
-    m = model_config(hf)
+    m = hf if "num_key_value_groups" in hf else model_config(hf)
     if m["max_seq_len"] is not None and seq_len > m["max_seq_len"]:             # :1577-1580
         raise Unsupported(f"llm-analysis refuses seq_len {seq_len} > max_seq_len {m['max_seq_len']} "
                           f"(analysis.py:1577-1580)")
@@ -83,14 +102,15 @@ def inference(hf: dict, *, phase: str, batch: int, seq_len: int, num_tokens_to_g
     E, g, ratio = m["moe_num_experts"], m["num_key_value_groups"], m["expansion_ratio"]
     kv_heads = max(Fraction(m["num_key_value_heads"]), 1)                        # :273-277 at tp = 1
     params_attn = 2 * h**2 + 2 * h * (h * kv_heads / n_head)                     # :279-281
-    params_mlp = 3 * h * m["ffn_embed_dim"] * E                                  # :290-292 (gated)
+    gated = m["mlp_gated_linear_units"]
+    params_mlp = (3 if gated else 2) * h * m["ffn_embed_dim"] * E                # :290-292
     # get_activation_memory_per_layer_attn, inference, flash_attn=True (:604-607, :618-621)
     attn_compute = (2 * s * B * h + 4 * n_head * s * B) * a
     act_attn = max(3 * a * s * B * h, attn_compute)
     # get_activation_memory_per_layer_mlp, inference (:695-699)
     act_mlp = max(a, a * ratio) * s * B * h * m["moe_top_k"]
     flops_attn = 4 * B * s * h**2 + 4 * B * s * h**2 / g + 4 * B * s**2 * h      # :935-939
-    flops_mlp = 6 * B * s * h**2 * ratio                                         # :954-956
+    flops_mlp = (6 if gated else 4) * B * s * h**2 * ratio                       # :954-956
     ops = [
         PeerOp("attn", ("qkv", "attention", "o_proj"), params_attn * w + act_attn, flops_attn, L,
                _src("1044-1093"), "weights + activation footprint max(3 a s B h, (2 s B h + 4 n s B) a)"),
