@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -36,6 +37,7 @@ from peers.hf_configs import HF_CONFIGS, hf_config  # noqa: E402
 DOC = ROOT / "docs" / "llm.md"
 START, END = "<!-- peers:start -->", "<!-- peers:end -->"
 PEERS = ("LLM-Viewer", "llm-analysis", "GenZ")
+FFN = ("router", "gate_up", "act", "down", "experts", "combine")
 DEFAULT_GPU = "H100"
 
 
@@ -44,15 +46,19 @@ def peer_ops(peer: str, config: str, *, phase: str, batch: int, context: int, ne
     """The peer's rows for one step.  Decode: ``context`` tokens cached, one new token a sequence (none of the
     peers has more); prefill: a prompt of ``new_tokens`` on an empty cache."""
     hf = hf_config(config)
-    seq = context if phase == "decode" else new_tokens
+    seq = context + new_tokens if phase == "decode" else new_tokens      # the keys the new token attends to
     if phase == "decode" and new_tokens != 1:
         raise Unsupported(f"{peer} has no decode of {new_tokens} tokens a sequence")
     if phase == "prefill" and context:
         raise Unsupported(f"{peer} has no prefill onto a cache")
     if peer == "LLM-Viewer":
-        return llm_viewer.analyze(hf, phase=phase, batch=batch, seqlen=seq)
-    if peer == "llm-analysis":
-        return llm_analysis.inference(hf, phase=phase, batch=batch, seq_len=seq)
+        ops = llm_viewer.analyze(hf, phase=phase, batch=batch, seqlen=seq)
+        if "num_local_experts" in hf or "n_routed_experts" in hf:    # its dense FFN stands for the whole MoE block
+            ops = [replace(o, category=FFN) if o.category in ("gate_up", "act", "down") else o for o in ops]
+        return ops
+    if peer == "llm-analysis":                   # its cache is sized at seq_len + num_tokens_to_generate
+        return llm_analysis.inference(hf, phase=phase, batch=batch, seq_len=seq - new_tokens if phase == "decode"
+                                      else seq, num_tokens_to_generate=new_tokens)
     if peer == "GenZ":
         return genz.layers(config, phase=phase, batch=batch, seq=seq)
     raise ValueError(peer)
@@ -63,15 +69,15 @@ _KEYWORDS = (  # (category, words in an op's name/model that put it there), firs
     ("lm_head", ("lm_head", "lm head", "logits")),
     ("embed", ("embed",)),
     ("comm", ("all-reduce", "allreduce", "all_reduce")),
-    ("router", ("router", "gate_logits")),
+    ("router", ("router",)),
+    ("experts", ("expert", "grouped", "moe.")),
     ("combine", ("combine",)),
-    ("experts", ("expert", "grouped", "moe")),
     ("norm", ("norm",)),
     ("rope", ("rope", "rotary")),
-    ("act", ("swiglu", "silu", "gelu", "geglu", "act")),
-    ("qkv", ("qkv", "q_proj", "kv_proj", "q_a", "q_b", "kv_a", "kv_b", "wq", "wkv")),
-    ("o_proj", ("o_proj", "o proj", "out_proj", "output proj", ".o", " o ")),
-    ("gate_up", ("gate_up", "gate/up", "gate", "up")),
+    ("o_proj", ("o_proj", "o proj", "out_proj", "w_uv")),             # MLA's W_UV: the value side, before O
+    ("qkv", ("qkv", "q_proj", "q projection", "q_a", "q_b", "kv_a", "kv_b", "w_uk", "absorb")),
+    ("act", ("swiglu", "silu", "gelu", "geglu", "act.")),
+    ("gate_up", ("gate_up", "gate/up", "gate", "up projection")),
     ("down", ("down",)),
     ("attention", ("attn", "attention", "decode", "flash", "mla")),
 )
@@ -93,8 +99,16 @@ def tilebound_ops(config: str, *, phase: str, batch: int, context: int, new_toke
 
     st = step(load_config(config), gpu=gpu, phase=phase, batch=batch, context=context, new_tokens=new_tokens,
               dtype="bf16", weights="bf16")
-    return [(op.name, categorize(op.name, getattr(op, "model", "") or ""), op.bytes * op.count,
-             op.flops * op.count) for op in st.ops]
+    return [(op.name, categorize(op.name, op.model or ""), None if op.bytes is None else op.bytes * op.count,
+             None if op.flops is None else op.flops * op.count) for op in st.ops]
+
+
+def _sum(tb, cats):
+    """tilebound's bytes over some categories; ``"pending"`` if one of its ops there has no model yet."""
+    vals = [b for _, cat, b, _ in tb if cat in cats]
+    if not vals:
+        return "no op"
+    return "pending" if any(v is None for v in vals) else sum(vals, 0)
 
 
 def tilebound_available() -> bool:
@@ -124,9 +138,8 @@ def why(peer: str, cats: tuple, config: str, phase: str) -> str:
         if "act" in c:
             return "SwiGLU sized hidden_size, not intermediate_size (:315-325)"
         if "norm" in c:
-            return "reads and writes the hidden state, no weight; the residual add is a separate row"
-        if "residual" in c:
-            return "one operand read and the sum written (:304-314)"
+            return ("norm: the hidden state read and written, no weight; add: one operand read (:291-314); "
+                    "tilebound's fused add + RMSNorm reads both and writes both")
         if "lm_head" in c:
             return "one token's input whatever the batch; B h V OPs, not 2 B h V (configs/Llama.py:33-35)"
         if mla and "qkv" in c:
@@ -163,11 +176,11 @@ def why(peer: str, cats: tuple, config: str, phase: str) -> str:
 
 # ------------------------------------------------------------------------------------------------- printing
 def _gb(x) -> str:
-    return "—" if x is None else f"{float(x) / 1e9:,.3f}"
+    return "—" if x is None else x if isinstance(x, str) else f"{float(x) / 1e9:,.3f}"
 
 
 def _ratio(p, t) -> str:
-    if p is None or not t:
+    if p is None or not t or isinstance(t, str):
         return "—"
     return f"{float(Fraction(p) / Fraction(t)):.2f}"
 
@@ -187,13 +200,13 @@ def compare(config: str, *, phase: str, batch: int, context: int, new_tokens: in
         seen = set()
         for cats, rows in groups(ops):
             seen |= set(cats)
-            t = None if tb is None else sum((b for _, cat, b, _ in tb if cat in cats), 0)
+            t = None if tb is None else _sum(tb, cats)
             names = ", ".join(dict.fromkeys(r.name for r in rows))
             out.append((peer, f"{names} ({'/'.join(cats)})", step_total(rows), t, why(peer, cats, config, phase)))
         if tb is not None:
             missing = [cat for cat in CATEGORIES if cat not in seen and any(c == cat for _, c, _, _ in tb)]
             if missing:
-                t = sum((b for _, cat, b, _ in tb if cat in missing), 0)
+                t = _sum(tb, missing)
                 out.append((peer, f"(no row: {'/'.join(missing)})", None, t, "not priced by the peer"))
     return out
 
@@ -210,19 +223,21 @@ def context_sweep(config: str = "llama-3.1-8b", contexts=(1024, 4096, 16384, 327
     """Decode attention bytes a layer over the context: LLM-Viewer's O term, its K, V term, GenZ's K, V, and
     tilebound's attention row."""
     hf = hf_config(config)
-    lines = ["| context | LLM-Viewer O term (B) | LLM-Viewer K, V (B) | LLM-Viewer attention (B) | GenZ attention (B) "
+    lines = ["| context (+1 new) | LLM-Viewer O term (B) | LLM-Viewer K, V (B) | LLM-Viewer attention (B) | GenZ attention (B) "
              "| tilebound attention (B) | true O (B) |", "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     heads, hs = hf["num_attention_heads"], hf["hidden_size"] // hf["num_attention_heads"]
     for n in contexts:
-        lv = [o for o in llm_viewer.analyze(hf, phase="decode", batch=batch, seqlen=n) if o.category == "attention"][0]
-        o_term = 2 * n * batch * heads * 2                                   # model_analyzer.py:242, :249
-        kv_term = n * hs * batch * heads * 2 * 2                              # :250
-        gz = sum(o.bytes for o in genz.layers(config, phase="decode", batch=batch, seq=n) if o.category == "attention")
+        k = n + 1                                                            # the cache and the new token
+        lv = [o for o in llm_viewer.analyze(hf, phase="decode", batch=batch, seqlen=k) if o.category == "attention"][0]
+        o_term = 2 * k * batch * heads * 2                                   # model_analyzer.py:242, :249
+        kv_term = k * hs * batch * heads * 2 * 2                              # :250
+        gz = sum(o.bytes for o in genz.layers(config, phase="decode", batch=batch, seq=k) if o.category == "attention")
         tb = "—"
         if tilebound_available():
             ops = tilebound_ops(config, phase="decode", batch=batch, context=n)
             layers = hf["num_hidden_layers"]
-            tb = f"{int(sum(b for _, cat, b, _ in ops if cat == 'attention') / layers):,}"
+            t = _sum(ops, ("attention",))
+            tb = t if isinstance(t, str) else f"{int(t / layers):,}"
         lines.append(f"| {n:,} | {o_term:,} | {kv_term:,} | {lv.bytes:,} | {gz:,} | {tb} | {batch * heads * hs * 2:,} |")
     return "\n".join(lines) + "\n"
 
@@ -233,8 +248,10 @@ STEPS = (
 )
 
 
-def _context_for(config: str, context: int) -> int:
-    return min(context, HF_CONFIGS[config].get("max_position_embeddings", context))
+def _context_for(config: str, context: int, new_tokens: int = 1) -> int:
+    """The context, cut to leave the new tokens within the config's ``max_position_embeddings`` (which
+    ``tilebound llm`` and llm-analysis enforce)."""
+    return min(context, HF_CONFIGS[config].get("max_position_embeddings", context + new_tokens) - new_tokens)
 
 
 def report(configs=None, steps=STEPS) -> str:

@@ -92,6 +92,16 @@ ROWS = (
               dict(kind="llm", config="llama-3.1-8b", gpu="A100-80GB", batch=1, context=55),
               "HBM roof at the 2.039 TB/s datasheet figure; the README's own column measures 1410.76 GB/s, and "
               "its GPUs are power-limited to 330 W"),
+    Published("gptfast-llama31-70b-tp8", "gpt-fast decode, Llama-3.1-70B, BF16, 8 x A100-80GB (tensor parallel), "
+              "batch 1", 58.78, "tokens/s", "pytorch-labs/gpt-fast README.md:124 @32971d3 (the tensor-parallel table)",
+              dict(kind="llm", config="llama-3.1-70b", gpu="A100-80GB", batch=1, context=55, tp=8),
+              "at tp 8 a GPU reads 2.2 GB a token (about 1 ms): the 160 all-reduces' latency and the kernel "
+              "launches, which the model prices at zero, are then a large share of the step"),
+    Published("gptfast-mixtral-tp2", "gpt-fast decode, Mixtral-8x7B, BF16, 2 x A100-80GB (tensor parallel), batch 1",
+              96.67, "tokens/s", "pytorch-labs/gpt-fast README.md:27 @32971d3 (the Mixtral table)",
+              dict(kind="llm", config="mixtral-8x7b", gpu="A100-80GB", batch=1, context=55, tp=2),
+              "as above: the all-reduce latency and the kernel launches are not priced; the top-2 experts' "
+              "weights are read at the datasheet bandwidth"),
 )
 
 
@@ -141,8 +151,18 @@ def predict_llm(s: dict):
         from tuning.llm import load_config, step
     except ImportError:
         return None, "tuning.llm is not on this branch"
-    st = step(load_config(s["config"]), gpu=s["gpu"], phase="decode", batch=s["batch"], context=s["context"])
-    return Fraction(st.totals.tokens_per_s), f"tuning.llm.step(context={s['context']}), {s['gpu']}"
+    st = step(load_config(s["config"]), gpu=s["gpu"], phase="decode", batch=s["batch"], context=s["context"],
+              tp=s.get("tp", 1))
+    tps = st.totals["tokens_per_s"] if isinstance(st.totals, dict) else st.totals.tokens_per_s
+    tp = f", tp={s['tp']}" if s.get("tp", 1) > 1 else ""
+    return Fraction(tps), f"tuning.llm.step(context={s['context']}{tp}), {s['gpu']}, {_bound_llm(st)}"
+
+
+def _bound_llm(st) -> str:
+    """The share of the step's time the memory-bound operations take."""
+    mem = sum(o.step_time_s for o in st.ops if o.bound == "memory")
+    tot = sum(o.step_time_s for o in st.ops)
+    return f"{100 * mem / tot:.0f} % of the time memory-bound" if tot else "no time"
 
 
 PREDICTORS = {"fa3": predict_fa3, "mla": predict_mla, "llm": predict_llm}

@@ -28,6 +28,8 @@ Known errors it keeps, restated as they are:
   hardware_params.py:17``, H100: 33,792,000 B), so ``block_size_r = head_size``;
 * ``head_size = hidden_size // num_attention_heads`` (``:224``) and ``q_proj``/``out_proj`` square in
   ``hidden_size`` (``configs/Llama.py:46-49``), whatever ``head_dim`` the config has;
+* the residual adds are rows of their own (category ``norm`` and ``residual``: tilebound fuses the add into the
+  RMSNorm row, so the two are compared together);
 * the SwiGLU (``mlp_act``) reads ``2 x hidden_size`` and writes ``hidden_size`` elements (``:315-325``), not the
   intermediate size; a residual add reads one operand (``:304-314``);
 * the LM head counts ``batch x hidden x vocab`` OPs (one per multiply-add, ``configs/Llama.py:33``) and reads one
@@ -142,7 +144,7 @@ def analyze(hf: dict, *, phase: str, batch: int, seqlen: int, w_bit: int = 16, a
     for name in ("attn_norm", "mlp_norm"):                                        # configs/Llama.py:13-14
         ops.append(_op(name, "norm", L, lines[0], OPs=n * h * 7, load_act=n * h * a_byte, store_act=n * h * a_byte))
     for name in ("attn_add", "mlp_add"):
-        ops.append(_op(name, "residual", L, lines[1], OPs=n * h, load_act=n * h * a_byte, store_act=n * h * a_byte,
+        ops.append(_op(name, ("norm", "residual"), L, lines[1], OPs=n * h, load_act=n * h * a_byte, store_act=n * h * a_byte,
                        note="one operand read"))
     ops.append(_op("mlp_act", "act", L, lines[2], OPs=n * h * 2, load_act=n * h * a_byte * 2,
                    store_act=n * h * a_byte, note="hidden_size wide, not intermediate_size"))

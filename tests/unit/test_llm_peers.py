@@ -218,3 +218,41 @@ def test_hf_fields_match_the_shipped_configs():
                     "intermediate_size", "vocab_size"):
             if key in raw:
                 assert raw[key] == hf[key], (name, key)
+
+
+# ----------------------------------------------------------------------- beside tilebound (once tuning.llm lands)
+def _bench():
+    pytest.importorskip("tuning.llm", reason="tuning.llm has not landed on this branch")
+    import bench_llm_peers
+    return bench_llm_peers
+
+
+@pytest.mark.parametrize("phase,kw", [("decode", dict(batch=1, context=4096)),
+                                      ("prefill", dict(batch=1, context=0, new_tokens=512))])
+def test_every_tilebound_op_has_a_category(phase, kw):
+    bench = _bench()
+    for name in HF_CONFIGS:
+        for op, cat, _, _ in bench.tilebound_ops(name, phase=phase, **kw):
+            assert cat in bench.CATEGORIES, (name, op)
+
+
+def test_tilebound_decode_attention_is_at_least_the_compulsory_kv():
+    """GenZ's decode attention is exactly K and V once a KV head (2 B H_kv N_k d bytes x 2, the test above):
+    a lower bound any exact count must meet; LLM-Viewer's is four times it plus its O term (H / H_kv = 4)."""
+    bench = _bench()
+    n = 32768
+    tb = bench._sum(bench.tilebound_ops("llama-3.1-8b", phase="decode", batch=1, context=n), ("attention",))
+    compulsory = 32 * 2 * (8 * (n + 1) * 128) * 2
+    assert tb >= compulsory
+    lv = bench.peer_ops("LLM-Viewer", "llama-3.1-8b", phase="decode", batch=1, context=n)
+    lv_attn = step_total([o for o in lv if o.category == "attention"])
+    assert lv_attn == 4 * compulsory + 32 * (2 * (n + 1) * 32 * 2 + 128 * 32 * 2)
+    assert 3.9 < lv_attn / tb <= 4.04
+
+
+def test_llm_analysis_charges_the_cache_twice_against_tilebound():
+    bench = _bench()
+    n = 32768
+    la = bench.peer_ops("llm-analysis", "llama-3.1-8b", phase="decode", batch=1, context=n)
+    kv = _row(la, "kv_cache").step_bytes
+    assert kv == 2 * (32 * 2 * (8 * (n + 1) * 128) * 2)       # its cache at seq_len + 1, loaded and stored
