@@ -120,12 +120,19 @@ def tilebound_available() -> bool:
 
 
 # -------------------------------------------------------------------------------------------- why they differ
+#: tilebound's GEMM rows count what every tile loads (gemm.tiled: A once per N tile, B once per M tile, no L2)
+GEMM_DECODE = "tilebound re-reads the activation row once per N tile (B_N = 16 at M = 1): +6 % on the weights"
+GEMM_PREFILL = ("tilebound counts every tile's loads (A x N/B_N, B x M/B_M: global traffic, no L2); the peer each "
+                "operand once; HBM bytes lie between (gemm.l2.lru prices them)")
+
+
 def why(peer: str, cats: tuple, config: str, phase: str) -> str:
     """One line: what the peer's formula does differently for this group (from the restated source)."""
     hf = HF_CONFIGS[config]
     moe = "num_local_experts" in hf or "n_routed_experts" in hf
     mla = "kv_lora_rank" in hf
     c = set(cats)
+    gemm = GEMM_DECODE if phase == "decode" else GEMM_PREFILL
     if peer == "LLM-Viewer":
         if "attention" in c:
             if mla:
@@ -144,7 +151,7 @@ def why(peer: str, cats: tuple, config: str, phase: str) -> str:
             return "one token's input whatever the batch; B h V OPs, not 2 B h V (configs/Llama.py:33-35)"
         if mla and "qkv" in c:
             return "square q_proj and k/v at hidden x kv/heads: no low-rank MLA projections"
-        return "weights, input and output once each (a GEMM's compulsory bytes)"
+        return "weights, input and output once each; " + gemm
     if peer == "llm-analysis":
         if "attention" in c:
             if phase == "decode":
@@ -152,7 +159,7 @@ def why(peer: str, cats: tuple, config: str, phase: str) -> str:
             return "weights + the activation footprint 3 a s B h (:620): no K, V re-reads, no per-op traffic"
         if c & {"gate_up", "down"}:
             return ("every expert's weights read, one expert's FLOPs (:1136, :954)" if moe else
-                    "weights + the largest activation (ffn wide) as its traffic")
+                    "weights + the largest activation (ffn wide) as its traffic; " + gemm)
         if "norm" in c:
             return "one tensor's footprint a layernorm, no write, no weight (:755)"
         if "embed" in c:
@@ -168,9 +175,12 @@ def why(peer: str, cats: tuple, config: str, phase: str) -> str:
                 "top-k experts' weights once (ffn.py:114)"
         if "embed" in c:
             return "a GEMM of a one-hot (B, s, vocab) input with the table"
-        if phase == "decode" and "lm_head" not in c:
-            return "weights only: the activations are pinned on chip (AC_onchip)"
-        return "A, W and C once each (All_offchip)"
+        if "lm_head" in c:
+            return ("logits for all s prompt tokens (embedding.py:23-41); tilebound the last token's"
+                    if phase == "prefill" else "A, W and C once each (All_offchip); " + gemm)
+        if phase == "decode":
+            return "weights only: the activations pinned on chip (AC_onchip); " + gemm
+        return "A, W and C once each (All_offchip); " + gemm
     return ""
 
 
