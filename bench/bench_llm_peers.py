@@ -171,7 +171,7 @@ def why(peer: str, cats: tuple, config: str, phase: str) -> str:
             return ("K, V once a KV head, O and S on chip (AC_onchip): no partials, no combine" if phase == "decode"
                     else "K, V read once whatever the SRAM (residency flag); FA re-reads them per query block")
         if c & {"gate_up", "down"} and moe:
-            return "top-k experts at the dense intermediate size (ffn.py:72, 114)" if mla else \
+            return "top-k experts at the dense intermediate size (ffn.py:62, 114)" if mla else \
                 "top-k experts' weights once (ffn.py:114)"
         if "embed" in c:
             return "a GEMM of a one-hot (B, s, vocab) input with the table"
