@@ -6,12 +6,6 @@ and FLOPs and its roofline time.  ``verify.llm.verify_step`` runs each operation
 """
 
 from .configs import CONFIGS, Config, load_config
+from .step import Op, Step, step
 
 __all__ = ["load_config", "step", "CONFIGS", "Config", "Step", "Op"]
-
-
-def __getattr__(name):
-    if name in ("step", "Step", "Op"):
-        from . import step as _step
-        return getattr(_step, name if name != "step" else "step")
-    raise AttributeError(name)
