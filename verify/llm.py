@@ -18,7 +18,7 @@ Identical operations (two norms at one shape) run once.  Executors run serially,
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Optional
 
@@ -96,7 +96,7 @@ def verify_step(step, jobs: int = 1) -> list:
         else:
             key = (op.model, tuple(sorted(op.params.items())), op.name == "experts gate/up")
             todo.setdefault(key, []).append(i)
-    firsts = [(key, idx[0]) for key, idx in todo.items()]
+    firsts = sorted(((key, idx[0]) for key, idx in todo.items()), key=lambda f: -_work(step.ops[f[1]].params))
     if jobs > 1 and len(firsts) > 1:
         from concurrent.futures import ProcessPoolExecutor
         # the longest runs first: the executors' work grows with the programs x K-steps they walk
@@ -106,12 +106,20 @@ def verify_step(step, jobs: int = 1) -> list:
     else:
         results = {key: _run(step.ops[i], step.settings) for key, i in firsts}
     for key, idx in todo.items():
-        first = results[key]
+        first = replace(results[key], op=step.ops[idx[0]])     # a worker's row holds a copy of the op
         rows[idx[0]] = first
         for i in idx[1:]:
             rows[i] = RowCheck(step.ops[i], first.status, first.check, first.quantities,
                                first.detail + " (the same run as above)", 0.0)
     return rows
+
+
+def _work(p: dict) -> int:
+    """A GEMM-like run's program x K-step iterations (what its executor walks), else 0: the order of a pool."""
+    if {"B_M", "B_N", "B_K"} <= set(p):
+        m = p.get("M", p.get("T", 1) * p.get("k", 1))
+        return -(-m // p["B_M"]) * -(-p["N"] // p["B_N"]) * -(-p["K"] // p["B_K"])
+    return 0
 
 
 def _run(op, settings) -> RowCheck:

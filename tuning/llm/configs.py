@@ -318,7 +318,8 @@ def read_config(fields: Mapping, name: str = "config.json", source: str = "") ->
     for key in reader.needs:
         if fields.get(key) is None:
             raise BadInput(key, f"{name} ({mt}) lacks the field {key!r}, which the {mt} reader needs")
-    cfg = reader.build(fields, name)
+    defaults = {k: v for k, v in reader.optional.items() if v is not None and fields.get(k) is None}
+    cfg = reader.build({**fields, **defaults}, name)
     read = set(reader.needs) | set(reader.optional) | set(reader.informational)
     unused = tuple(sorted(k for k in fields if k not in read))
     return _replace(cfg, unused=unused, source=source, raw=MappingProxyType(dict(fields)))
