@@ -128,6 +128,14 @@ GEMM_PREFILL = ("tilebound counts every tile's loads (A x N/B_N, B x M/B_M: glob
 
 def why(peer: str, cats: tuple, config: str, phase: str) -> str:
     """One line: what the peer's formula does differently for this group (from the restated source)."""
+    text = _why(peer, cats, config, phase)
+    window = HF_CONFIGS[config].get("sliding_window")
+    if window and "attention" in cats and text:
+        text += f"; no sliding window: every key, not the {window:,}-token window"
+    return text
+
+
+def _why(peer: str, cats: tuple, config: str, phase: str) -> str:
     hf = HF_CONFIGS[config]
     moe = "num_local_experts" in hf or "n_routed_experts" in hf
     mla = "kv_lora_rank" in hf

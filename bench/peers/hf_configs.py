@@ -15,11 +15,11 @@ _LLAMA = dict(model_type="llama", hidden_act="silu")
 
 HF_CONFIGS = MappingProxyType({
     # huggingface.co/meta-llama/Llama-3.1-8B, config.json
-    "llama-3.1-8b": dict(_LLAMA, hidden_size=4096, num_attention_heads=32, num_key_value_heads=8, head_dim=128,
+    "llama-3.1-8b": dict(_LLAMA, hidden_size=4096, num_attention_heads=32, num_key_value_heads=8,
                          num_hidden_layers=32, intermediate_size=14336, vocab_size=128256,
                          max_position_embeddings=131072, tie_word_embeddings=False),
     # huggingface.co/meta-llama/Llama-3.1-70B, config.json
-    "llama-3.1-70b": dict(_LLAMA, hidden_size=8192, num_attention_heads=64, num_key_value_heads=8, head_dim=128,
+    "llama-3.1-70b": dict(_LLAMA, hidden_size=8192, num_attention_heads=64, num_key_value_heads=8,
                           num_hidden_layers=80, intermediate_size=28672, vocab_size=128256,
                           max_position_embeddings=131072, tie_word_embeddings=False),
     # huggingface.co/mistralai/Mistral-7B-v0.1, config.json
@@ -34,7 +34,7 @@ HF_CONFIGS = MappingProxyType({
     "gemma-2-9b": dict(model_type="gemma2", hidden_act="gelu_pytorch_tanh", hidden_size=3584,
                        num_attention_heads=16, num_key_value_heads=8, head_dim=256, num_hidden_layers=42,
                        intermediate_size=14336, vocab_size=256000, max_position_embeddings=8192,
-                       sliding_window=4096, tie_word_embeddings=True),
+                       sliding_window=4096),
     # huggingface.co/mistralai/Mixtral-8x7B-v0.1, config.json
     "mixtral-8x7b": dict(model_type="mixtral", hidden_act="silu", hidden_size=4096, num_attention_heads=32,
                          num_key_value_heads=8, num_hidden_layers=32, intermediate_size=14336, vocab_size=32000,

@@ -208,21 +208,17 @@ def test_peer_op_refuses_an_unknown_category():
 
 # --------------------------------------------------------------------------------- against tuning.llm's configs
 def test_hf_fields_match_the_shipped_configs():
-    llm = pytest.importorskip("tuning.llm", reason="tuning.llm has not landed on this branch")
+    """bench/peers/hf_configs.py and tuning/llm/configs/*.json transcribe the same model cards independently."""
+    from tuning.llm import CONFIGS, load_config
+    assert set(HF_CONFIGS) == set(CONFIGS)
     for name, hf in HF_CONFIGS.items():
-        cfg = llm.load_config(name)
-        raw = getattr(cfg, "raw", None) or getattr(cfg, "hf", None) or (cfg if isinstance(cfg, dict) else None)
-        if raw is None:
-            pytest.skip("tuning.llm's config object exposes no config.json fields to compare")
-        for key in ("hidden_size", "num_attention_heads", "num_key_value_heads", "num_hidden_layers",
-                    "intermediate_size", "vocab_size"):
-            if key in raw:
-                assert raw[key] == hf[key], (name, key)
+        raw = load_config(name).raw
+        for key, value in hf.items():
+            assert raw.get(key) == value, (name, key, raw.get(key), value)
 
 
-# ----------------------------------------------------------------------- beside tilebound (once tuning.llm lands)
+# ------------------------------------------------------------------------------------------- beside tilebound
 def _bench():
-    pytest.importorskip("tuning.llm", reason="tuning.llm has not landed on this branch")
     import bench_llm_peers
     return bench_llm_peers
 
