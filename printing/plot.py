@@ -12,7 +12,7 @@ from types import MappingProxyType
 
 from base.errors import BadInput
 
-__all__ = ["Series", "plot_series", "require_matplotlib", "check_image_path", "STYLES"]
+__all__ = ["Series", "plot_series", "plot_bars", "require_matplotlib", "check_image_path", "STYLES"]
 
 #: series kind -> matplotlib keyword arguments
 STYLES = MappingProxyType({
@@ -96,6 +96,25 @@ def plot_series(series, xlabel: str, ylabel: str, title: str, path: str, loglog:
     ax.legend(fontsize=8)
     fig.tight_layout()
     # PGF takes no metadata argument at all (matplotlib's pgf backend): pass it only when there is some
+    fig.savefig(path, dpi=120, **({"metadata": metadata} if metadata else {}))
+    plt.close(fig)
+    return path
+
+
+def plot_bars(labels, values, xlabel: str, title: str, path: str, metadata: dict | None = None) -> str:
+    """Horizontal bars, one per label (the first on top), into ``path``; returns ``path``.  The values are
+    computed by the caller (``tilebound llm --plot``: each operation's time in the step)."""
+    plt = require_matplotlib()
+    vals = _floats(values, xlabel)
+    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.32 * len(labels) + 1.2)))
+    ax.barh(range(len(labels)), vals, color="#4477aa")
+    ax.set_yticks(range(len(labels)))
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize=9)
+    ax.grid(True, axis="x", alpha=0.3)
+    fig.tight_layout()
     fig.savefig(path, dpi=120, **({"metadata": metadata} if metadata else {}))
     plt.close(fig)
     return path

@@ -40,6 +40,12 @@ _FA3 = "FlashAttention-3, Shah et al. 2024, arXiv 2407.08608, §1 (16 ops/SM/clk
 _BWU = ("NVIDIA Technical Blog, 'Inside NVIDIA Blackwell Ultra: The Chip Powering the AI Factory Era' (2025), "
         "exponentials per second")
 
+# NVLink: the datasheets give each GPU's total over both directions (an all-reduce prices one direction: half)
+_NVLINK_A100 = "NVIDIA A100 datasheet, SXM: NVLink 600 GB/s (third-generation NVLink, both directions)"
+_NVLINK_H100 = "NVIDIA H100 datasheet, SXM: NVLink 900 GB/s (fourth-generation NVLink, both directions)"
+_NVLINK_H200 = "NVIDIA H200 datasheet, SXM: NVLink 900 GB/s (both directions)"
+_NVLINK_B200 = "NVIDIA DGX/HGX B200 datasheets: fifth-generation NVLink, 1.8 TB/s per GPU (both directions)"
+
 
 @dataclass(frozen=True)
 class GPU:
@@ -64,6 +70,8 @@ class GPU:
     exp_per_s_alt: Optional[int] = None  # a second source's figure, where one disagrees
     hbm_bytes: Optional[int] = None
     tc_flops_per_sm_clk: Optional[int] = None  # dense BF16 tensor FLOP per SM per clock
+    #: NVLink bandwidth per GPU, both directions together, as the datasheets state it (one direction: half)
+    nvlink_bytes_per_s: Optional[int] = None
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -85,22 +93,23 @@ A100 = GPU(
     name="A100", sms=108, clock_hz=1_410_000_000, bf16_flops=312 * TB, fp8_flops=None,
     hbm_bytes_per_s=1_555 * 10**9,               # 40 GB part; the 80 GB part is 2.039 TB/s
     smem_per_sm=164 * KiB, smem_per_block=163 * KiB, l1_smem_per_sm=192 * KiB, l2_bytes=40 * MB,
-    hbm_bytes=40 * GB, tc_flops_per_sm_clk=2048,
-    sources=_src(**{"*": _AMPERE,
+    hbm_bytes=40 * GB, tc_flops_per_sm_clk=2048, nvlink_bytes_per_s=600 * GB,
+    sources=_src(**{"*": _AMPERE, "nvlink_bytes_per_s": _NVLINK_A100,
                     "hbm_bytes_per_s": "NVIDIA A100 datasheet: 1.555 TB/s for 40 GB (80 GB SXM: 2.039 TB/s); "
                                        "FlashAttention Fig. 2 uses the 40 GB part"}),
 )
 A100_80GB = GPU(
     name="A100-80GB", sms=108, clock_hz=1_410_000_000, bf16_flops=312 * TB, fp8_flops=None,
     hbm_bytes_per_s=2_039 * 10**9, smem_per_sm=164 * KiB, smem_per_block=163 * KiB,
-    l1_smem_per_sm=192 * KiB, l2_bytes=40 * MB, hbm_bytes=80 * GB, tc_flops_per_sm_clk=2048, sources=_src(**{"*": _AMPERE}),
+    l1_smem_per_sm=192 * KiB, l2_bytes=40 * MB, hbm_bytes=80 * GB, tc_flops_per_sm_clk=2048,
+    nvlink_bytes_per_s=600 * GB, sources=_src(**{"*": _AMPERE, "nvlink_bytes_per_s": _NVLINK_A100}),
 )
 H100 = GPU(
     name="H100", sms=132, clock_hz=1_830_000_000, bf16_flops=989 * TB, fp8_flops=1979 * TB,
     hbm_bytes_per_s=3_350 * 10**9, smem_per_sm=228 * KiB, smem_per_block=227 * KiB,
     l1_smem_per_sm=256 * KiB, l2_bytes=50 * MB, hbm_bytes=80 * GB,
-    exp_per_s=4_500 * 10**9, exp_per_s_alt=3_900 * 10**9, tc_flops_per_sm_clk=4096,
-    sources=_src(**{"*": _HOPPER, "exp_per_s": _BWU, "exp_per_s_alt": _FA3,
+    exp_per_s=4_500 * 10**9, exp_per_s_alt=3_900 * 10**9, tc_flops_per_sm_clk=4096, nvlink_bytes_per_s=900 * GB,
+    sources=_src(**{"*": _HOPPER, "exp_per_s": _BWU, "exp_per_s_alt": _FA3, "nvlink_bytes_per_s": _NVLINK_H100,
                     "clock_hz": "derived: the clock at which 132 SMs x 4096 FLOP/clk give the H100 datasheet's "
                                 "989 TFLOPS (as FlashAttention-3 §1 uses); docs/conventions.md §3"}),
 )
@@ -108,13 +117,13 @@ H200 = GPU(
     name="H200", sms=132, clock_hz=1_830_000_000, bf16_flops=989 * TB, fp8_flops=1979 * TB,
     hbm_bytes_per_s=4_800 * 10**9, smem_per_sm=228 * KiB, smem_per_block=227 * KiB,
     l1_smem_per_sm=256 * KiB, l2_bytes=50 * MB, hbm_bytes=141 * GB, tc_flops_per_sm_clk=4096,
-    sources=_src(**{"*": _H200}),
+    nvlink_bytes_per_s=900 * GB, sources=_src(**{"*": _H200, "nvlink_bytes_per_s": _NVLINK_H200}),
 )
 B200 = GPU(
     name="B200", sms=148, clock_hz=None, bf16_flops=2_250 * TB, fp8_flops=4_500 * TB,
     hbm_bytes_per_s=8 * TB, smem_per_sm=None, smem_per_block=None, l1_smem_per_sm=None,
-    l2_bytes=None, exp_per_s=5 * TB,
-    sources=_src(**{"*": _B200, "exp_per_s": _BWU + " (B300: 10.7 T/s)"}),
+    l2_bytes=None, exp_per_s=5 * TB, nvlink_bytes_per_s=1_800 * GB,
+    sources=_src(**{"*": _B200, "exp_per_s": _BWU + " (B300: 10.7 T/s)", "nvlink_bytes_per_s": _NVLINK_B200}),
 )
 
 HARDWARE: Mapping[str, GPU] = MappingProxyType(
