@@ -109,9 +109,10 @@ def tables(st, checks=None, explain: bool = False) -> list:
         rows.append((lt, t["layers"], Measure(t["bytes"], "B"), fmt_si(t["flops"], "FLOP"), Measure(t["time_s"], "s")))
     T = st.totals
     rows.append(("step", st.config.layers, Measure(T["bytes"], "B"), fmt_si(T["flops"], "FLOP"), Measure(T["time_s"], "s")))
-    notes = [f"KV cache at {s['N_k']:,} tokens x {s['batch']} sequences ({s['kv_dtype']}): "
+    seqs, toks = s["batch"], s["batch"] * s["new_tokens"]
+    notes = [f"KV cache at {s['N_k']:,} tokens x {seqs} sequence{'s' if seqs != 1 else ''} ({s['kv_dtype']}): "
              f"{T['kv_cache_bytes']:,} B per GPU",
-             f"tokens/s: {T['tokens_per_s']:.1f} ({s['batch'] * s['new_tokens']:,} tokens in the step)"
+             f"tokens/s: {T['tokens_per_s']:.1f} ({toks:,} token{'s' if toks != 1 else ''} in the step)"
              if T["tokens_per_s"] else "tokens/s: -"]
     if checks is not None:
         counts: dict = {}
