@@ -223,7 +223,11 @@ class _Builder:
                      f"{why}; {w} weights: {model} at a 128 x 128 tile, K-step 128 (DeepGEMM's BLOCK_K, "
                      "sm90_fp8_gemm_1d2d.cuh:58)", peak_dtype=w)
             return
-        c, hw = _best_gemm(self.pr.gpu.name, M, N, K)
+        try:
+            c, hw = _best_gemm(self.pr.gpu.name, M, N, K)
+        except BadInput as exc:
+            raise BadInput("batch" if exc.param in ("M", "shape") else exc.param,
+                           f"{name} ({M:,} x {N:,} x {K:,}): {exc.problem}") from None
         picked = "" if hw == self.pr.gpu.name else f" (picked on {hw}'s time model: none for {self.pr.gpu.name})"
         self.add(name, "gemm.tiled", {"M": M, "N": N, "K": K, "B_M": c.B_M, "B_N": c.B_N, "B_K": c.B_K}, count,
                  layer_type, f"{why}; the schedule space's best config {c}{picked} (tuning/schedule.py)",
@@ -330,7 +334,11 @@ class _Builder:
         from tuning.splits import fa2_block_n, fa2_num_splits
         B, L, N_k = self.B, self.L, self.N_k
         Bn = fa2_block_n(d)
-        S = fa2_num_splits(B, H, Hkv, L, N_k, d, self.pr.gpu.sms)
+        try:
+            S = fa2_num_splits(B, H, Hkv, L, N_k, d, self.pr.gpu.sms)
+        except BadInput as exc:                        # the rule's own names, as the command line's options
+            raise BadInput({"B": "batch", "N_k": "context"}.get(exc.param, exc.param),
+                           f"FlashAttention-2's split rule: {exc.problem}") from None
         p = {"B": B, "H": H, "H_kv": Hkv, "L_q": L, "N_k": N_k, "d": d, "d_v": d, "B_n": Bn, "S": S}
         why = (f"FlashAttention-2's split-KV decode, GQA packed: key block B_n = {Bn} for d = {d} "
                f"(flash_api.cpp:323), S = {S} by its num_splits_heuristic on {self.pr.gpu.sms} SMs "
@@ -511,6 +519,9 @@ def step(config, *, gpu="H100", phase="decode", batch=1, context=0, new_tokens=1
     ops = tuple(b.ops)
     notes.append("the embedding lookup (a gather of one row per token) is not priced; nor are the bias adds, "
                  "sampling and the all-gather of the LM head's logits under --tp")
+    if cfg.mla:
+        notes.append("MLA prefill runs the non-absorbed form (K and V up-projected from the latent, kv_b); decode "
+                     "the absorbed one (W_UK, W_UV per head around FlashMLA)")
     pending = [o for o in ops if o.pending]
     if pending:
         notes.append(f"totals leave out {len(pending)} pending row(s): "
