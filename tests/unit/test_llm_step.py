@@ -184,3 +184,12 @@ def test_pending_rows_switch_on_when_the_model_registers(monkeypatch):
 def test_window_that_does_not_bind_uses_the_plain_model():
     a = _op(step("mistral-7b", context=1000), "attention (decode)")
     assert a.model == "decode.packed" and "does not bind" in a.why
+
+
+def test_qwen3_qk_norm_rows():
+    from tuning.llm.configs import read_config
+    c = read_config({"model_type": "qwen3", "hidden_size": 4096, "num_hidden_layers": 36, "num_attention_heads": 32,
+                     "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 12288, "vocab_size": 151936,
+                     "max_position_embeddings": 40960})
+    n = _op(step(c, batch=2), "q/k norm")
+    assert n.model == "norm.rms" and n.params["M"] == 2 * (32 + 8) and n.params["N"] == 128

@@ -109,7 +109,8 @@ class Step:
         """``{"ops": [...], "totals": {...}, "layer_types": {...}, "notes": [...], "settings": {...}}``; exact
         counts as ints (a Fraction as ``"p/q"``), times as floats."""
         ops = [{"name": o.name, "model": o.model, "params": {k: _param_json(v) for k, v in o.params.items()},
-                "count": o.count, "bytes": _exact(o.bytes), "flops": _exact(o.flops), "time_s": o.time_s,
+                "count": o.count, "bytes": _exact(o.bytes), "flops": _exact(o.flops),
+                "intensity": None if o.intensity is None else float(o.intensity), "time_s": o.time_s,
                 "step_time_s": None if o.pending else o.step_time_s, "bound": o.bound, "layer_type": o.layer_type,
                 "why": o.why} for o in self.ops]
         tot = {k: (_exact(v) if k in ("bytes", "flops", "kv_cache_bytes") else v) for k, v in self.totals.items()}
