@@ -374,11 +374,12 @@ class _Builder:
                          f"FlashAttention-3 forward on Hopper at its shipped tiles (tile_size_fwd_sm90, "
                          f"hopper/tile_size.h), causal; one run per head: {per}", bytes_from="total", needs=needs)
             return
-        # FA2 forward tiles (csrc/flash_attn/src/flash_fwd_launch_template.h, run_mha_fwd_hdim*): 128 x 128 for
-        # d <= 64, else 128 x 64 on sm80
+        # FA2 forward tiles (Dao-AILab/flash-attention @ 01afd16, csrc/flash_attn/src/flash_fwd_launch_template.h,
+        # run_mha_fwd_hdim32 .. hdim256, no dropout, not sm86/89): 128 x 128 for d <= 64, else 128 x 64 (hdim256
+        # on A100's shared memory too)
         Br, Bc = 128, (128 if d <= 64 else 64)
         tiles = (f"FlashAttention-2 forward (not Hopper: FA3 runs on sm90 only) at its sm80 tiles B_r = {Br}, "
-                 f"B_c = {Bc} (flash_fwd_launch_template.h, run_mha_fwd_hdim{_hdim(d)}); one run per head: {per}")
+                 f"B_c = {Bc} (flash_fwd_launch_template.h @ 01afd16, run_mha_fwd_hdim{_hdim(d)}); one run per head: {per}")
         if window and N_k > W + 1:
             self.add("attention (windowed prefill)", "attention.fa2.fwd.window",
                      {"N": L, "N_k": N_k, "d": d, "B_r": Br, "B_c": Bc, "W_l": W, "W_r": 0}, count, lt,
