@@ -1,7 +1,7 @@
 """Executed points for plots: what a model's executor counts, at the points a plot draws.
 
 The executor is the one :mod:`verify` already checks the model against: the
-:class:`~verify.core.Check` bound to the model object (:func:`verify.registry.checks_of`).  Its point
+:class:`~verify.core.Check` bound to the model object (:func:`verify.registry.check_for`).  Its point
 keys are the model's own parameter names, so the model's full point (``--at`` values plus the
 model's defaults) is what the executor is given; keys only the executor takes (``Check.extra``: an
 L2 capacity, a seed) come from the check's first pinned point that gives them.
@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from base.errors import BadInput
+from verify.registry import check_for
 
 __all__ = ["check_for", "executed_points", "DEFAULT_SIZE_LIMIT", "PLOT_WORK_BUDGET"]
 
@@ -26,22 +27,6 @@ DEFAULT_SIZE_LIMIT = 4096
 #: a plot runs an executor that states its work at points of at most this many of its work units (the LRU
 #: simulation replays about a million tile requests a second: 4096^3 in 128 x 128 x 16 tiles is 524,288)
 PLOT_WORK_BUDGET = 2_000_000
-
-
-def _covers(check, quantity: str) -> bool:
-    qs = set(check.quantities)
-    return quantity in qs or (quantity == "total" and {"reads", "writes"} <= qs)
-
-
-def check_for(model, quantity: str | None = None):
-    """The :class:`~verify.core.Check` of ``model`` - one that checks ``quantity`` first, then the one
-    named like the model - or ``None``."""
-    from verify.core import Check
-    from verify.registry import checks_of
-
-    checks = [c for c in checks_of(model.name) if isinstance(c, Check)]
-    checks.sort(key=lambda c: (quantity is not None and not _covers(c, quantity), c.name != model.name))
-    return checks[0] if checks else None
 
 
 def executed_points(model, quantity: str, points: Sequence[tuple]) -> tuple[list, list, list[str]]:

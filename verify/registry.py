@@ -15,7 +15,7 @@ from base import discovery
 
 from .core import Check, Property
 
-__all__ = ["all_checks", "select", "checks_of", "ENTRY_POINT_GROUP", "PACKAGE"]
+__all__ = ["all_checks", "select", "checks_of", "check_for", "ENTRY_POINT_GROUP", "PACKAGE"]
 
 ENTRY_POINT_GROUP = "tilebound.checks"
 PACKAGE = "verify.checks"
@@ -34,6 +34,21 @@ def all_checks() -> list:
 def checks_of(model_name: str) -> list:
     """The checks and properties bound to the model called ``model_name``."""
     return [c for c in all_checks() if c.model is not None and c.model.name == model_name]
+
+
+def covers(check, quantity: str) -> bool:
+    """Does ``check`` check ``quantity`` (``total`` is covered by ``reads`` and ``writes``, the model's own
+    definition of it)?"""
+    qs = set(check.quantities)
+    return quantity in qs or (quantity == "total" and {"reads", "writes"} <= qs)
+
+
+def check_for(model, quantity: str | None = None):
+    """The :class:`~verify.core.Check` of ``model`` - one that checks ``quantity`` first, then the one
+    named like the model - or ``None`` (what a plot's executed points and the grader run)."""
+    checks = [c for c in checks_of(model.name) if isinstance(c, Check)]
+    checks.sort(key=lambda c: (quantity is not None and not covers(c, quantity), c.name != model.name))
+    return checks[0] if checks else None
 
 
 def select(pattern):
