@@ -349,7 +349,9 @@ class _Builder:
                           "for the GQA decode attention (an upper bound on its traffic)")
         if window and N_k > W + L:
             self.add("attention (windowed decode)", "decode.packed.window", {**p, "W_l": W}, n, lt,
-                     why + f"; sliding window W_l = {W}: query i sees keys pos - {W} .. pos")
+                     why + f"; sliding window W_l = {W}: query i sees keys pos - {W} .. pos, the splits cut from the "
+                     "whole cache and clipped to the window as FA2 cuts them; packed (FA2's own mha_fwd drops its GQA "
+                     "swap under a window: decode.unpacked.window counts that grid)")
         else:
             extra = f"; the window (W_l = {W}) covers all {N_k} keys, so it does not bind" if window else ""
             self.add("attention (decode)", "decode.packed", p, n, lt, why + extra)
