@@ -213,3 +213,14 @@ def test_leading_term_is_the_window_kv_traffic():
     from symbolic.models.decode import B, H_kv, d, d_v
     from symbolic.models.decode_window import W_l
     assert sp.simplify(decode_packed_window.leading() - 2 * B * H_kv * W_l * (d + d_v)) == 0
+
+
+@pytest.mark.parametrize("pt", POINTS[:6] + [(1, 4, 2, 2, 300, 3, 2, 7, 40, 100)])
+@pytest.mark.parametrize("packed", [True, False])
+def test_listing_walks_to_the_brute_force_counts(pt, packed):
+    from symbolic.listings import listing_for
+    name = "decode.packed.window" if packed else "decode.unpacked.window"
+    got = listing_for(name).count(dict(zip(SHAPE, pt)), method="walk")
+    c = brute_force(*pt, packed=packed)
+    assert got["reads"] == sum(v for k, v in c.items() if k.startswith("reads_"))
+    assert got["writes"] == sum(v for k, v in c.items() if k.startswith("writes_"))
