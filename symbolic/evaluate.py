@@ -127,9 +127,15 @@ def _node(e: sp.Basic, _compile) -> Callable[[dict], object]:
         return lambda env: env[e]
     if isinstance(e, sp.Add):
         fs = [_compile(a) for a in e.args]
+        if len(fs) == 2:                              # the common case, without a generator's overhead
+            fa, fb = fs
+            return lambda env: fa(env) + fb(env)
         return lambda env: sum(f(env) for f in fs)
     if isinstance(e, sp.Mul):
         fs = [_compile(a) for a in e.args]
+        if len(fs) == 2:
+            fa, fb = fs
+            return lambda env: fa(env) * fb(env)
         return lambda env: reduce(operator.mul, (f(env) for f in fs), 1)
     if isinstance(e, sp.Pow):
         base = _compile(e.base)
@@ -273,6 +279,9 @@ def compile_exact(expr: sp.Expr, symbols=None) -> Callable[..., object]:
             if name not in values:
                 raise ValueError(f"{name}: value missing")
             v = values[name]
+            if type(v) is int:                        # the usual value, checked without the ABCs below
+                env[s] = v
+                continue
             if isinstance(v, (bool, float)) or not isinstance(v, (Integral, Fraction, sp.Integer, sp.Rational)):
                 raise TypeError(f"{name}: exact value required, got {v!r}")
             env[s] = int(v) if isinstance(v, (Integral, sp.Integer)) else (
