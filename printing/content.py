@@ -20,6 +20,7 @@ import sympy as sp
 
 from symbolic.notes import Note, as_note, note, symbol
 
+from .human import fmt_si, fmt_time
 from .notation import GROUP_FROM, Grouped, Theta
 
 __all__ = ["Line", "Section", "Parameter", "Printout", "Quantity", "quantity", "model_printout", "model_sections", "LABEL_WIDTH",
@@ -132,8 +133,30 @@ def value_expr(value) -> sp.Expr:
 
 def point_note(model, point) -> Note:
     """A point of ``model`` (``{name: value}``) as a note of math: ``N = 4096, d = 64`` with each
-    parameter in its own form (``N_k = 4096`` is :math:`N_k = 4096`)."""
-    return joined([Note((sp.Eq(model.param(k), value_expr(v), evaluate=False),)) for k, v in point.items()], ", ")
+    parameter in its own form (``N_k = 4096`` is :math:`N_k = 4096`).  A real parameter whose meaning ends
+    in its unit, seconds or a rate (``"HBM bandwidth (bytes/s)"``, ``"... latency (s)"``), shows its value
+    in that unit as the tables show times and rates: ``BW = 3.35 TB/s``, ``L = 700 ns``."""
+    def one(k, v):
+        p = model.param(k)
+        shown = _with_unit(p, v)
+        if shown is not None:
+            return note(p, f" = {shown}")
+        return Note((sp.Eq(p, value_expr(v), evaluate=False),))
+    return joined([one(k, v) for k, v in point.items()], ", ")
+
+
+def _with_unit(p, value):
+    """``value`` in ``p``'s unit (the parenthesis that ends its meaning) when ``p`` is a real parameter in
+    seconds or a rate, formatted as the tables' cells (:mod:`printing.human`); else ``None``."""
+    meaning = getattr(p, "meaning", "") or ""
+    if getattr(p, "counts", True) or not meaning.rstrip().endswith(")") or "(" not in meaning:
+        return None
+    unit = meaning.rstrip()[meaning.rstrip().rindex("(") + 1:-1].strip()
+    if unit == "s":
+        return fmt_time(value)
+    if unit.endswith("/s") and " " not in unit:
+        return fmt_si(value, "B/s" if unit == "bytes/s" else unit)
+    return None
 
 
 def tied_note(model, names) -> Note:

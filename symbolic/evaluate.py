@@ -40,7 +40,79 @@ def to_python_number(v):
     raise TypeError(f"not an exact number: {v!r}")
 
 
+#: the key under which an evaluation's ``env`` holds its memo of repeated subexpressions' values
+_MEMO = object()
+_MISS = object()
+
+
+def _repeats(e: sp.Basic, closed: dict) -> set:
+    """The non-atomic subexpressions that occur more than once in ``e``'s tree (a FloorSum's closed form
+    counted as the tree it compiles to), each counted below its first occurrence only: a node inside a
+    repeated node is evaluated once through that node's memo, so it repeats only if it occurs elsewhere."""
+    seen: set = set()
+    again: set = set()
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        if node.is_Atom:
+            continue
+        if node in seen:
+            again.add(node)
+            continue
+        seen.add(node)
+        if isinstance(node, FloorSum):             # compiled as its closed form (a fresh Dummy each call: once)
+            closed[node] = node.closed_form()
+            stack.append(closed[node])
+        else:
+            stack.extend(node.args)
+    return again
+
+
 def _compile(e: sp.Basic) -> Callable[[dict], object]:
+    """``e`` compiled into ``f(env)`` over ``{Symbol: int or Fraction}``.  A subexpression that occurs more than
+    once in the tree (FlashAttention-3's tile node in every term of the window model's sums, a block count in
+    each line of a listing) is evaluated once per call: its value is kept in a memo for that call."""
+    closed: dict = {}
+    repeated = _repeats(e, closed)
+    f = _build(e, {}, repeated, closed)
+    if not repeated:
+        return f
+
+    def run(env):
+        env = dict(env)
+        env[_MEMO] = {}
+        return f(env)
+    run.memoised = len(repeated)
+    return run
+
+
+def _build(e: sp.Basic, done: dict, repeated: set, closed: dict) -> Callable[[dict], object]:
+    """:func:`_compile`'s work: one closure per distinct subexpression (``done``), those in ``repeated``
+    memoised under the call's ``env[_MEMO]``; a FloorSum by its closed form in ``closed``."""
+    if e in done:
+        return done[e]
+    if isinstance(e, FloorSum):                       # a lattice-point sum: by its closed form
+        f = _build(closed.get(e) or e.closed_form(), done, repeated, closed)
+    else:
+        f = _node(e, lambda a: _build(a, done, repeated, closed))
+    if e in repeated:
+        f = _memoised(f, len(done))
+    done[e] = f
+    return f
+
+
+def _memoised(f, key):
+    def memo(env):
+        m = env[_MEMO]
+        v = m.get(key, _MISS)
+        if v is _MISS:
+            v = m[key] = f(env)
+        return v
+    return memo
+
+
+def _node(e: sp.Basic, _compile) -> Callable[[dict], object]:
+    """The closure of one node, its arguments compiled by ``_compile``."""
     if e is sp.true or e is sp.S.true:
         return lambda env: True
     if e is sp.false or e is sp.S.false:
@@ -55,9 +127,15 @@ def _compile(e: sp.Basic) -> Callable[[dict], object]:
         return lambda env: env[e]
     if isinstance(e, sp.Add):
         fs = [_compile(a) for a in e.args]
+        if len(fs) == 2:                              # the common case, without a generator's overhead
+            fa, fb = fs
+            return lambda env: fa(env) + fb(env)
         return lambda env: sum(f(env) for f in fs)
     if isinstance(e, sp.Mul):
         fs = [_compile(a) for a in e.args]
+        if len(fs) == 2:
+            fa, fb = fs
+            return lambda env: fa(env) * fb(env)
         return lambda env: reduce(operator.mul, (f(env) for f in fs), 1)
     if isinstance(e, sp.Pow):
         base = _compile(e.base)
@@ -102,7 +180,7 @@ def _compile(e: sp.Basic) -> Callable[[dict], object]:
             for ex, c in pieces:
                 if c(env):
                     return ex(env)
-            raise ValueError(f"no piece of {e} applies at {env}")
+            raise ValueError(f"no piece of {e} applies at {_shown(env)}")
         return piecewise
     if isinstance(e, sp.core.relational.Relational):
         ops = {sp.StrictLessThan: operator.lt, sp.LessThan: operator.le, sp.StrictGreaterThan: operator.gt,
@@ -133,10 +211,16 @@ def _compile(e: sp.Basic) -> Callable[[dict], object]:
             inner = dict(env)
             for i in range(lo(env), hi(env) + 1):   # SymPy limits are inclusive
                 inner[var] = i
+                inner[_MEMO] = {}                   # what the memo holds may depend on the index
                 total += summation(inner, k + 1)
             return total
         return summation
     raise TypeError(f"cannot evaluate {type(e).__name__} exactly: {e}")
+
+
+def _shown(env) -> dict:
+    """``env`` without its memo (for a message)."""
+    return {k: v for k, v in env.items() if k is not _MEMO}
 
 
 def _int(v, where) -> int:
@@ -195,6 +279,9 @@ def compile_exact(expr: sp.Expr, symbols=None) -> Callable[..., object]:
             if name not in values:
                 raise ValueError(f"{name}: value missing")
             v = values[name]
+            if type(v) is int:                        # the usual value, checked without the ABCs below
+                env[s] = v
+                continue
             if isinstance(v, (bool, float)) or not isinstance(v, (Integral, Fraction, sp.Integer, sp.Rational)):
                 raise TypeError(f"{name}: exact value required, got {v!r}")
             env[s] = int(v) if isinstance(v, (Integral, sp.Integer)) else (

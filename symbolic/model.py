@@ -33,6 +33,15 @@ from .params import Param
 __all__ = ["Model", "Evaluation"]
 
 
+def _canonical(e: sp.Expr) -> sp.Expr:
+    """A divisible form as the notes print it: ``factor_terms(expand(simplify(e)))``.  A polynomial is
+    expanded without ``simplify`` (seconds a model): expanding a polynomial gives its one canonical sum of
+    monomials whatever ``simplify`` made of it, so the result is the same expression."""
+    if e.is_polynomial():
+        return sp.factor_terms(sp.expand(e))
+    return sp.factor_terms(sp.expand(sp.simplify(e)))
+
+
 @dataclass(frozen=True, eq=False)
 class Model:
     """A cost model.
@@ -113,7 +122,7 @@ class Model:
             forms = dict(self.divisible_forms)
             if "reads" in forms and "writes" in forms and "total" not in forms:
                 forms["total"] = forms["reads"] + forms["writes"]
-            return {k: sp.factor_terms(sp.expand(sp.simplify(sp.sympify(v).doit()))) for k, v in forms.items()}
+            return {k: _canonical(sp.sympify(v).doit()) for k, v in forms.items()}
         if not self.divisible_subs:     # no blocks to divide: the quantities as they are
             return dict(self.all_quantities)
         fwd = dict(self.divisible_subs)
@@ -126,6 +135,10 @@ class Model:
         out = {}
         for k, v in self.all_quantities.items():
             e = sp.sympify(v).subs(fwd)
+            plain = e.doit().subs(back)
+            if plain.is_polynomial():           # expand is canonical: what the simplifications below give
+                out[k] = sp.factor_terms(sp.expand(plain))
+                continue
             e = sp.simplify(e.doit()) if e.has(sp.Sum) else sp.simplify(e)
             out[k] = sp.factor_terms(sp.expand(sp.simplify(e.subs(back))))
         return out

@@ -91,3 +91,18 @@ def toys(monkeypatch):
     """The toy models of ``toy_models.py`` in the model registry for one test (and out of it after)."""
     from toy_models import register_toys
     register_toys(monkeypatch)
+
+
+#: the families the fast notes tests print (every group but the newest families; the slow tests take every model)
+FAST_NOTES = ("attention.*", "decode.*", "gemm.*", "gemv.*", "latency.*")
+
+
+@pytest.fixture(scope="session")
+def fast_notes(tmp_path_factory) -> str:
+    """``tilebound latex FAST_NOTES --standalone --no-figures -o notes.tex``, run once a test process: the
+    text of the notes the scan, compile and lint tests each check (they built the same document three
+    times).  The command must exit 0."""
+    from tilebound.cli import main
+    out = tmp_path_factory.mktemp("fast_notes") / "notes.tex"
+    assert main(["latex", *FAST_NOTES, "--standalone", "--no-figures", "-o", str(out)]) == 0
+    return out.read_text()

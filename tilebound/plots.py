@@ -61,10 +61,11 @@ def dense(xs: Sequence) -> list:
 
 
 def plot_series(models: Sequence, xkey: str, xs: Sequence, at: Mapping, quantity: str | None = None,
-                leading: bool = True, executed: bool = True):
+                leading: bool = True, executed: bool = True, executed_up_to=None):
     """The series of a plot, its axis labels and title, and notes for stderr:
     ``(series, xlabel, ylabel, title, notes)``.  Each model gives its formula as a curve (its Θ class in
-    the legend), its leading term dashed, and its executor's counts as points (:mod:`tilebound.executed`)."""
+    the legend), its leading term dashed, and its executor's counts as points (:mod:`tilebound.executed`;
+    ``executed_up_to``: an x beyond which the executor is not run)."""
     from symbolic.evaluate import compile_exact
     from printing.human import fmt_real
     from printing.notation import Theta
@@ -97,7 +98,11 @@ def plot_series(models: Sequence, xkey: str, xs: Sequence, at: Mapping, quantity
                 series.append(Series(f"{m.name}: leading term ~ {to_text(lead)}", grid, guide, "dashed"))
         if executed:
             from .executed import executed_points
-            ex_x, ex_y, ex_notes = executed_points(m, q, [(x, point(m, {**at, **expand({xkey: x})})) for x in xs])
+            run = [x for x in xs if executed_up_to is None or x <= executed_up_to]
+            ex_x, ex_y, ex_notes = executed_points(m, q, [(x, point(m, {**at, **expand({xkey: x})})) for x in run])
+            if len(run) < len(xs):
+                ex_notes.append(f"{m.name}: executor not run beyond {xkey} = {executed_up_to} (as asked); "
+                                "formula only there")
             notes += ex_notes
             if ex_x:
                 series.append(Series(f"{m.name}: executed", ex_x, ex_y, "points"))

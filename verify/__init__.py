@@ -13,7 +13,8 @@ from typing import Callable, Optional, Sequence
 from base.errors import BadInput
 
 from . import registry
-from .core import Check, Property, Report, assert_agree, exact_equal, rel_close, run_check  # noqa: F401
+from .core import (Check, Property, Report, assert_agree, exact_equal, hypothesis_available,  # noqa: F401
+                   rel_close, run_check)
 
 __all__ = ["Check", "Property", "Report", "assert_agree", "exact_equal", "rel_close", "run_check", "run_checks",
            "run_named"]
@@ -30,6 +31,16 @@ def run_named(name: str, full: bool = False, seed: int = 0) -> Report:
     return run_check(found[0], full=full, seed=seed)
 
 
+def estimated_cost(check, full: bool = False) -> int:
+    """What :func:`run_checks` schedules by on an executor, costliest first: the points a run of ``check``
+    evaluates (its pinned grid, plus its hypothesis draws where it draws), a listing's counted twice (each
+    point counts the listing's lines and runs the model's executor too)."""
+    points = sum(1 for _ in check.grid(full))
+    if check.strategy is not None and hypothesis_available():
+        points += check.draws_full if full else check.draws
+    return points * (2 if check.name.endswith(".listing") else 1)
+
+
 def run_checks(checks: Sequence, full: bool = False, seed: int = 0, executor=None,
                on_report: Optional[Callable[[Report], None]] = None,
                on_point: Optional[Callable[[Report], None]] = None,
@@ -41,7 +52,8 @@ def run_checks(checks: Sequence, full: bool = False, seed: int = 0, executor=Non
     on ``executor``, any :class:`concurrent.futures.Executor` whose workers can import this package: a
     ``ProcessPoolExecutor``, or a Dask ``Client(...).get_executor()`` for a cluster.  The task carries the
     check's name and the worker looks it up (:func:`run_named`), so only registered checks can go to an
-    executor.  The reports are a serial run's: the same points, agreed, failures and largest size for each
+    executor; they are submitted costliest first (:func:`estimated_cost`), and the reports come back in
+    the order of ``checks``.  The reports are a serial run's: the same points, agreed, failures and largest size for each
     check (hypothesis draws from ``seed`` alone); only ``seconds`` differ.
 
     ``on_report(report)`` is called as each check finishes (in the order they finish); ``on_point(report)``
@@ -71,7 +83,9 @@ def run_checks(checks: Sequence, full: bool = False, seed: int = 0, executor=Non
     if alien:
         raise BadInput("checks", f"{alien[0]!r} is not a registered check: an executor's worker finds a check by "
                                  "its name in verify.registry, so run unregistered checks with executor=None")
-    futures = {executor.submit(run_named, c.name, full, seed): i for i, c in enumerate(checks)}
+    # costliest first (an estimate: its points), so that no long check starts last while the other workers idle
+    order = sorted(range(len(checks)), key=lambda i: -estimated_cost(checks[i], full))
+    futures = {executor.submit(run_named, checks[i].name, full, seed): i for i in order}
     reports: list = [None] * len(checks)
     waiting = on_wait if on_wait is not None else (lambda: None)
     pending = set(futures)

@@ -126,11 +126,29 @@ class Listing:
         return out
 
     def expand(self, expr) -> sp.Expr:
-        """``expr`` with the abbreviations and ``subs`` substituted: in the model's parameters and the indices."""
+        """``expr`` with the abbreviations and ``subs`` substituted: in the model's parameters and the indices.
+        Each expression is expanded once per listing (the derivations ask for the same abbreviations' values
+        many times, and each substitution rebuilds SymPy's ``Min``/``Max``, which compare their arguments)."""
         e = sp.sympify(expr)
-        for sym, value, _ in reversed(self.defs):
-            e = e.xreplace({sym: value})
-        return e.xreplace(dict(self.subs)) if self.subs else e
+        done = self._expanded.get(e)
+        if done is None:
+            done = e
+            for sym, value, _ in reversed(self.defs):
+                done = done.xreplace({sym: value})
+            done = self._expanded[e] = done.xreplace(dict(self.subs)) if self.subs else done
+        return done
+
+    @cached_property
+    def _expanded(self) -> dict:
+        """:meth:`expand`'s results so far, by expression."""
+        return {}
+
+    @cached_property
+    def _defs_by_index(self) -> tuple:
+        """``(abbreviations that depend on a loop index, those that do not)``, each ``((symbol, value), ...)``."""
+        on = tuple((sym, value) for sym, value, _ in self.defs
+                   if any(isinstance(s, Index) for s in self.expand(value).free_symbols))
+        return on, tuple((sym, value) for sym, value, _ in self.defs if (sym, value) not in on)
 
     # ------------------------------------------------------------------ symbolic totals
     def times(self, loops) -> sp.Expr:
@@ -231,9 +249,13 @@ class Listing:
         iterations = _Group()
         iterations.add(self.expand(sum((self.times(around + (it,)) for it, around in loops), sp.Integer(0))))
         sums, quantities = _Group(), []
-        for _, _, q, _, _, total in self.rows():
-            sums.add(self.expand(total))
-            quantities.append(q)
+        for it, around, _ in self.walk():          # each moving line's total, as rows() has it (not its runs)
+            if isinstance(it, Line):
+                for q in ("reads", "writes"):
+                    e = sp.sympify(getattr(it, q))
+                    if e != 0:
+                        sums.add(self.expand(self.total(e, around)))
+                        quantities.append(q)
         for g in (walk, iterations, sums):
             free |= g.free
         return _Plan(body=body, walk=walk, iterations=iterations, sums=sums, quantities=tuple(quantities),
@@ -358,9 +380,8 @@ _UNSET = object()
 def _indexed(expr, listing: Listing):
     """``expr`` with the abbreviations that depend on a loop index (``h_i``, ``r_i``) written out."""
     e = sp.sympify(expr)
-    for sym, value, _ in reversed(listing.defs):
-        if any(isinstance(s, Index) for s in listing.expand(value).free_symbols):
-            e = e.xreplace({sym: value})
+    for sym, value in reversed(listing._defs_by_index[0]):
+        e = e.xreplace({sym: value})
     return e
 
 
@@ -376,18 +397,57 @@ def _partition(term, idx, lo, hi, listing: Listing):
         return None
     for B, other in (rest.args, rest.args[::-1]):
         S = sp.expand(other + (idx - 1) * B)
-        if not S.has(idx) and sp.simplify(full_hi - listing.expand(sp.ceiling(S / B))) == 0:
+        if not S.has(idx) and _identically_zero(full_hi - listing.expand(sp.ceiling(S / B))):
             # blocks lo..ceil(S/B) hold S - (lo - 1) B elements (lo - 1 < ceil(S/B): the causal masks'
             # skipped blocks never reach the last block, which every later query row sees)
             return coeff, _shorten(S, listing) - skipped * B
     return None
 
 
+#: the points :func:`_identically_zero` tries before it asks SymPy to simplify: each symbol (in name order) at
+#: the value of its column, small and large values mixed (a Min's other side wins at some of them)
+_PROBES = ((7, 3, 11, 2, 5, 13, 17, 19, 23, 29, 31, 37), (4, 9, 2, 31, 6, 1, 8, 12, 3, 27, 14, 10),
+           (1, 1000, 3, 1, 999, 2, 64, 1, 500, 7, 1, 33), (1000, 1, 999, 2, 1, 700, 1, 64, 3, 1, 250, 9),
+           (2, 50, 1, 120, 5, 1, 300, 4, 1, 90, 2, 6), (333, 17, 1, 1, 45, 1, 9, 800, 1, 1, 71, 1),
+           (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048), (2048, 1024, 512, 256, 128, 64, 32, 16, 8, 4, 2, 1))
+
+
+def _identically_zero(diff) -> bool:
+    """``sp.simplify(diff) == 0``, asked only after ``diff`` is exactly zero at a few points in its symbols'
+    domains (each symbol at a value its assumptions allow: positive integers): a difference nonzero at one
+    point is not identically zero, and most candidates a partition is tried against fail there, far faster
+    than ``simplify`` fails them."""
+    diff = sp.sympify(diff)
+    if diff == 0:
+        return True
+    free = sorted(diff.free_symbols, key=lambda x: x.name)
+    try:
+        at = compile_env(diff)
+    except TypeError:                        # a node exact evaluation does not know: no shortcut
+        at = None
+    for values in _PROBES if at is not None else ():
+        point = {}
+        for k, sym in enumerate(free):
+            v = values[k % len(values)] + k // len(values)
+            if any(getattr(sp.Integer(v), f"is_{fact}") is not want for fact, want in sym.assumptions0.items()):
+                point = None                 # a symbol this value is outside of: no shortcut
+                break
+            point[sym] = v
+        if point is None:
+            break
+        try:
+            value = at(point)
+        except (ArithmeticError, ValueError):   # undefined there (a division by zero): try the next point
+            continue
+        if value != 0:
+            return False                     # nonzero at a point of the domain
+    return sp.simplify(diff) == 0
+
+
 def _shorten(expr, listing: Listing):
     """``expr`` in the listing's index-free abbreviations where one matches exactly."""
-    for sym, value, _ in listing.defs:
-        if not any(isinstance(s, Index) for s in listing.expand(value).free_symbols):
-            expr = expr.xreplace({value: sym})
+    for sym, value in listing._defs_by_index[1]:
+        expr = expr.xreplace({value: sym})
     return expr
 
 

@@ -229,6 +229,33 @@ def test_run_checks_on_a_process_pool_equals_serial():
     assert [r.name for r in parallel] == [c.name for c in checks]
 
 
+def test_an_executor_gets_the_costliest_checks_first():
+    """The submission order is by estimated points (the grid's, plus the draws; a listing's twice), counted
+    here by hand from each check's grid; the reports still come back in the order asked for."""
+    from concurrent.futures import Executor, Future
+
+    from verify import estimated_cost
+
+    class Recording(Executor):
+        def __init__(self):
+            self.names = []
+
+        def submit(self, fn, *args):
+            self.names.append(args[0])
+            f = Future()
+            f.set_result(fn(*args))
+            return f
+
+    checks = registry.select(["latency.littles_law", "gemv.tiled.listing", "decode.gqa_ratio", "gemm.launch"])
+    by_hand = {c.name: (len(list(c.grid(False))) + (c.draws if c.strategy is not None else 0))
+               * (2 if c.name.endswith(".listing") else 1) for c in checks}
+    assert {c.name: estimated_cost(c) for c in checks} == by_hand
+    pool = Recording()
+    reports = run_checks(checks, executor=pool)
+    assert pool.names == sorted(by_hand, key=lambda n: -by_hand[n])
+    assert [r.name for r in reports] == [c.name for c in checks]
+
+
 @pytest.mark.skipif("spawn" not in get_all_start_methods(), reason="no spawn start method")
 def test_run_checks_finds_checks_by_name_in_a_fresh_interpreter():
     """A spawned worker inherits nothing: it finds the check by name in its own registry (what a Dask

@@ -36,8 +36,8 @@ N = param("N")
 PDFLATEX = shutil.which("pdflatex")
 #: the apt packages the notes need (.ci/run installs them)
 APT = "texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-science texlive-pictures"
-#: the families of the fast run; the slow one compiles every model with every figure and listing
-FAST = ["attention.*", "decode.*", "gemm.*", "gemv.*", "latency.*"]
+# the fast run's families are conftest.FAST_NOTES (the fast_notes fixture); the slow one compiles every model
+# with every figure and listing
 
 
 def _tool(name: str, package: str) -> str:
@@ -81,11 +81,9 @@ def pages(log: str) -> int:
     return int(m.group(1)) if m else 0
 
 
-def test_standalone_notes_compile_without_overfull_boxes(pdflatex, tmp_path, capsys):
+def test_standalone_notes_compile_without_overfull_boxes(pdflatex, tmp_path, fast_notes):
     """``tilebound latex --standalone`` (formulas, default sweep tables, listings) of four families."""
-    out = tmp_path / "notes.tex"
-    assert main(["latex", *FAST, "--standalone", "--no-figures", "-o", str(out)]) == 0
-    log = compile_tex(pdflatex, out.read_text(), tmp_path)
+    log = compile_tex(pdflatex, fast_notes, tmp_path)      # tests/conftest.py: latex FAST --standalone --no-figures
     assert overfull(log) == []
     assert pages(log) > 10
 
@@ -103,12 +101,12 @@ def test_standalone_notes_of_every_model_with_every_figure_and_listing(pdflatex,
     print(f"notes: {pages(log)} pages, 0 errors, 0 overfull boxes")
 
 
-def test_linters_report_nothing(tmp_path, capsys):
+def test_linters_report_nothing(tmp_path, fast_notes):
     """chktex at the stated level (module docstring) and lacheck find nothing in the notes."""
     chktex = _tool("chktex", "chktex")
     lacheck = _tool("lacheck", "lacheck")
     out = tmp_path / "notes.tex"
-    assert main(["latex", *FAST, "--standalone", "--no-figures", "-o", str(out)]) == 0
+    out.write_text(fast_notes)                           # tests/conftest.py: latex FAST --standalone --no-figures
     proc = subprocess.run([chktex, "-q", "-n1", "-n13", "-n35", "-n36", out.name], cwd=tmp_path,
                           capture_output=True, text=True)
     assert proc.stdout.strip() == "" and proc.returncode == 0, proc.stdout[-3000:]

@@ -143,8 +143,8 @@ def test_the_scanner_passes_math_as_math(tex):
 
 
 # ------------------------------------------------------------------------------ what the toolkit writes
-#: the families of the fast run (the slow one takes every model, the user plugin's included)
-FAST = ["attention.*", "decode.*", "gemm.*", "gemv.*", "latency.*"]
+# the fast run's families are conftest.FAST_NOTES (the fast_notes fixture); the slow one takes every model,
+# the user plugin's included
 
 
 def _notes(tmp_path, patterns) -> str:
@@ -153,8 +153,8 @@ def _notes(tmp_path, patterns) -> str:
     return out.read_text()
 
 
-def test_standalone_notes(tmp_path, capsys):
-    notes = _notes(tmp_path, FAST)
+def test_standalone_notes(fast_notes):
+    notes = fast_notes                                   # tests/conftest.py: latex FAST --standalone --no-figures
     assert "tabular" in notes and "algorithmic" in notes and r"\intertext" in notes
     assert offences(notes) == []
 

@@ -188,11 +188,16 @@ def test_grouped_is_an_integer_only_for_display():
             Grouped(bad)
 
 
-def test_the_decode_time_point_groups_bandwidth_and_keeps_small_integers():
-    """``decode.time``'s defaults: BW = 3.35 TB/s as 3,350,000,000,000 B/s; N_k = 32,768; d = 128 as it is."""
+def test_the_decode_time_point_groups_sizes_and_gives_times_and_rates_their_units():
+    """``decode.time``'s defaults (issue 18): N_k = 32,768 grouped; d = 128 as it is; the bandwidth and the
+    latencies in the units the tables give times and rates (BW is 3.35e12 bytes/s: 3.35 TB/s; L = 7e-7 s =
+    700 ns; L_2 = 1.432e-7 s = 143 ns to three digits, as a table cell; 2.5e-6 s = 2.5 µs)."""
     m = registry.get("decode.time")
-    point = {"N_k": 32768, "d": 128, "BW": 3350000000000, "L": 7e-7}
+    point = {"N_k": 32768, "d": 128, "BW": 3350000000000, "L": 7e-7, "L_2": 1.432e-7}
     pn = point_note(m, point)
-    assert note_to_text(pn) == "N_k = 32,768, d = 128, BW = 3,350,000,000,000, L = 7.0e-7"
-    assert note_to_latex(pn) == (r"$N_{k} = 32{,}768$, $d = 128$, $BW = 3{,}350{,}000{,}000{,}000$, "
-                                 r"$L = 7.0 \cdot 10^{-7}$")
+    assert note_to_text(pn) == "N_k = 32,768, d = 128, BW = 3.35 TB/s, L = 700 ns, L_2 = 143 ns"
+    assert note_to_latex(pn) == (r"$N_{k} = 32{,}768$, $d = 128$, $BW$ = 3.35 TB/\allowbreak{}s, $L$ = 700 ns, "
+                                 r"$L_{2}$ = 143 ns")
+    assert note_to_text(point_note(m, {"L": 2.5e-6})) == "L = 2.5 µs"
+    assert "BW" in note_to_latex(point_note(m, {"BW": 3350000000000})) and "TB/" in \
+        note_to_latex(point_note(m, {"BW": 3350000000000}))
