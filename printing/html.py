@@ -34,9 +34,10 @@ from __future__ import annotations
 
 import html as _html
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from numbers import Integral
+from typing import Mapping
 
 import sympy as sp
 
@@ -55,7 +56,9 @@ class PageEntry:
     """A model with what its page shows beyond the model itself: ``tables`` (:class:`printing.tables.Table`),
     an inline ``figure`` (SVG markup, ``""`` for none) with its ``caption`` (a note), the ``listing``
     (:class:`symbolic.listings.Listing` or ``None``), the ``points`` at which a quantity the browser cannot
-    evaluate is tabulated, and ``figure_note`` (why there is no figure, when there is none)."""
+    evaluate is tabulated, ``figure_note`` (why there is no figure, when there is none), and ``start``: the
+    inputs' first values for parameters without a default (``{name: value}``; the command line takes them from
+    the model's verify check, :func:`tilebound.commands.html.start_point`), with ``start_note`` saying so."""
 
     model: object
     tables: tuple = ()
@@ -64,6 +67,8 @@ class PageEntry:
     listing: object = None
     points: tuple = ()
     figure_note: str = ""
+    start: Mapping = field(default_factory=dict)
+    start_note: str = ""
 
 
 def page_name(model) -> str:
@@ -267,11 +272,17 @@ def _default_text(value) -> str:
     return str(value)
 
 
-def _calculator_html(model, js: dict, reasons: dict, bounds: list) -> str:
+def _start(model, start) -> dict:
+    """Each parameter's first value on the page: its default, else ``start``'s (``None`` for neither)."""
+    return {p.name: model.defaults.get(p.name, start.get(p.name)) for p in model.params}
+
+
+def _calculator_html(model, js: dict, reasons: dict, bounds: list, start=None, start_note: str = "") -> str:
     rows = []
+    first = _start(model, start or {})
     for p in model.params:
         least = (f"integer &ge; {_e(p.least)}" if p.counts else "real &gt; 0")
-        default = _default_text(model.defaults.get(p.name))
+        default = _default_text(first[p.name])
         rows.append(f'<label for="input-{_e(p.name)}"><span>{to_mathml(p)} <code>{_e(p.name)}</code></span>'
                     f'<input id="input-{_e(p.name)}" name="{_e(p.name)}" value="{_e(default)}" '
                     f'inputmode="numeric" autocomplete="off" spellcheck="false">'
@@ -280,10 +291,12 @@ def _calculator_html(model, js: dict, reasons: dict, bounds: list) -> str:
     out = ['<section class="calc" id="calculator"><h2>Calculator</h2>',
            '<p class="muted">Every value below is computed in this page, exactly (integers and fractions of any '
            'size, with JavaScript <code>BigInt</code>), by code printed from the formulas above. The URL fragment '
-           f'sets the inputs, e.g. <code>#{_e(_example_fragment(model))}</code>. Integers may be typed as '
+           f'sets the inputs, e.g. <code>#{_e(_example_fragment(model, first))}</code>. Integers may be typed as '
            '<code>4096</code>, <code>4_096</code>, <code>2**12</code> or <code>2^12</code>; reals as '
            '<code>7/10</code>, <code>0.5</code> or <code>1e-9</code>.</p>',
            *rows, '<p id="error" role="alert"></p>']
+    if start_note:
+        out.insert(2, f'<p class="muted" id="start-note">{_e(start_note)}</p>')
     if model.validate is not None:
         out.append('<p class="muted">This model also checks its parameters against each other (its own '
                    '<code>validate</code>); the page checks each parameter alone, the command line '
@@ -310,8 +323,8 @@ def _calculator_html(model, js: dict, reasons: dict, bounds: list) -> str:
     return "\n".join(out)
 
 
-def _example_fragment(model) -> str:
-    parts = [f"{p.name}={_default_text(model.defaults.get(p.name)) or '...'}" for p in model.params]
+def _example_fragment(model, first) -> str:
+    parts = [f"{p.name}={_default_text(first[p.name]) or '...'}" for p in model.params]
     return "&".join(parts)
 
 
@@ -488,7 +501,7 @@ def model_page(entry: PageEntry, index: str = "index.html") -> str:
         default = f" (default {_e(_default_text(p.default))})" if p.default is not None else ""
         body.append(f"<tr><td>{to_mathml(p.symbol)}</td><td>{note_to_html(p.meaning)}{default}</td></tr>")
     body.append("</table>")
-    body.append(_calculator_html(model, js, reasons, bounds))
+    body.append(_calculator_html(model, js, reasons, bounds, entry.start, entry.start_note))
     body.append('<section id="formulas"><h2>Formulas</h2>')
     body.append(_sections_html(printout))
     body.append("</section>")

@@ -245,3 +245,40 @@ def test_typed_forms_read_as_the_command_line_reads_them(tmp_path):
             continue
         assert res["error"] == "", form
         assert res["results"]["result-total"] == exact_text(m.evaluate("total", **pt)), form
+
+
+#: pages opened as a reader opens them (no fragment): the latency models, whose inputs start at their verify
+#: check's point (no default for every parameter), and models that start at their defaults
+OPENING = ["latency.littles_law", "latency.pipeline", "latency.pipeline_sync", "latency.pingpong", "gemm.tiled",
+           "gemm.l2.lru"]
+
+
+def check_opening(tmp_path, names) -> None:
+    """Each page written by ``tilebound html``, opened without a fragment, shows no error and every result,
+    each equal to ``model.evaluate`` at the values its inputs start with (read back from the page's DOM)."""
+    from tilebound.cli import main
+    from tilebound.numbers import parse_number
+    folder = tmp_path / "site"
+    assert main(["html", *names, "-o", str(folder), "--no-figures", "--no-tables"]) == 0
+    for name in names:
+        m = registry.get(name)
+        dom = chromium(tmp_path, (folder / f"{name}.html").as_uri(), "--dump-dom")
+        error = re.search(r'<p id="error"[^>]*>(.*?)</p>', dom, re.S)
+        assert error and error.group(1) == "", (name, error and html.unescape(error.group(1)))
+        assert re.search(r'<body[^>]*data-state="ok"', dom), name
+        start = {p.name: parse_number(p.name, html.unescape(re.search(
+            rf'<input id="input-{re.escape(p.name)}"[^>]*value="([^"]*)"', dom).group(1))) for p in m.params}
+        point = m.check_point(start)
+        shown = {k: html.unescape(v) for k, v in re.findall(r'<output id="(result-[^"]+)"[^>]*>(.*?)</output>', dom)}
+        assert shown, name
+        for key, text in shown.items():
+            assert text == exact_text(m.evaluate(key[len("result-"):], **point)), (name, key, text)
+
+
+def test_pages_open_showing_results_not_an_error(tmp_path, capsys):
+    check_opening(tmp_path, OPENING)
+
+
+@pytest.mark.slow
+def test_every_page_opens_showing_results_not_an_error(tmp_path, capsys):
+    check_opening(tmp_path, registry.names())
