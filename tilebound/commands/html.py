@@ -119,7 +119,30 @@ def _entry(m, at, args):
         points = [{**mine, key: x} for x in xs]
     elif all(p.name in m.defaults or p.name in mine for p in m.params):
         points = [dict(mine)]
+    start = {**start, **bound_sizes_start(m)}
     return PageEntry(m, tables, figure, caption, listing, tuple(points), figure_note, start, start_note)
+
+
+def bound_sizes_start(model) -> dict:
+    """Where the inputs of the sizes a model's lower bounds are stated in start (:func:`printing.html.bound_sizes`:
+    ``gemm.cosma``'s ``M, N, K``): the default of a model of the same formula module that has the size as a
+    parameter (``gemm.tiled``'s 4096); a size no such model has (COSMA's fast memory ``S``) starts empty."""
+    from printing.html import bound_sizes
+    from symbolic import registry
+
+    sizes = bound_sizes(model)
+    if not sizes:
+        return {}
+    here = next((r.module for r in registry.refs() if r.name == model.name), None)
+    out = {}
+    for ref in registry.refs():
+        if ref.module != here or ref.name == model.name:
+            continue
+        other = ref.model
+        for p in sizes:
+            if p.name not in out and any(q is p for q in other.params) and p.name in other.defaults:
+                out[p.name] = other.defaults[p.name]
+    return out
 
 
 def start_point(model, at):
