@@ -121,7 +121,8 @@ def tilebound_available() -> bool:
 
 # -------------------------------------------------------------------------------------------- why they differ
 #: tilebound's GEMM rows count what every tile loads (gemm.tiled: A once per N tile, B once per M tile, no L2)
-GEMM_DECODE = "tilebound re-reads the activation row once per N tile (B_N = 16 at M = 1): +6 % on the weights"
+GEMM_DECODE = ("tilebound re-reads the activation row once per N tile (B_N = 16 or 32 at M = 1): 3-6 % on the "
+               "weights")
 GEMM_PREFILL = ("tilebound counts every tile's loads (A x N/B_N, B x M/B_M: global traffic, no L2); the peer each "
                 "operand once; HBM bytes lie between (gemm.l2.lru prices them)")
 
@@ -186,6 +187,8 @@ def _why(peer: str, cats: tuple, config: str, phase: str) -> str:
         if "lm_head" in c:
             return ("logits for all s prompt tokens (embedding.py:23-41); tilebound the last token's"
                     if phase == "prefill" else "A, W and C once each (All_offchip); " + gemm)
+        if "router" in c:
+            return "A, W and C once each (All_offchip, ffn.py:84): the router's few weights"
         if phase == "decode":
             return "weights only: the activations pinned on chip (AC_onchip); " + gemm
         return "A, W and C once each (All_offchip); " + gemm
@@ -316,7 +319,13 @@ def main(argv=None) -> int:
         nt = args.new_tokens or (1 if args.phase == "decode" else 4096)
         ctx = args.context if args.phase == "decode" else 0
         steps = ((args.phase, dict(batch=args.batch, context=ctx, new_tokens=nt)),)
-    sys.stdout.write(report([args.config] if args.config else None, steps))
+    from base.errors import BadInput
+    try:
+        text = report([args.config] if args.config else None, steps)
+    except BadInput as exc:                       # e.g. a context beyond the config's max_position_embeddings
+        sys.stderr.write(f"bench_llm_peers: {exc}\n")
+        return 2
+    sys.stdout.write(text)
     return 0
 
 

@@ -12,7 +12,8 @@ Counting conventions are those of ``docs/conventions.md`` §1, in elements:
   over key blocks); line 8 loads ``Q_i, O_i, l_i, m_i``; lines 12-13 write ``O_i, l_i, m_i``.
 * **FlashAttention forward, order ``fa2``** - FlashAttention-2 (arXiv 2307.08691, Algorithm 1):
   outer loop over query blocks; ``Q_i`` loaded once, ``K_j, V_j`` for every key block visited,
-  ``O_i`` and the log-sum-exp ``L_i`` written once.
+  ``O_i`` and the log-sum-exp ``L_i`` written once.  The forward passes take ``V`` of its own width
+  ``d_v`` (DeepSeek-V3's prefill: ``d = 192``, ``d_v = 128``): ``V_j`` and ``O_i`` move ``d_v`` a row.
 * **FlashAttention backward** (FlashAttention-2 style, Algorithm 2): ``D = rowsum(dO * O)``
   (reads ``dO, O``, writes ``D``); ``dQ`` initialised in HBM; outer loop over key blocks loads
   ``K_j, V_j``; the inner loop over visible query blocks loads ``Q_i, dO_i, dQ_i, L_i, D_i`` and
@@ -79,9 +80,10 @@ class Backward(NamedTuple):
 
 
 # ------------------------------------------------------------------------------------- validation
-def _shapes(Q, K, V, causal):
+def _shapes(Q, K, V, causal, v_width=False):
     """``(N, Nk, d)`` of the operands (arrays, or shape tuples in count-only mode); :class:`BadInput`
-    naming the operand whose shape is wrong (and ``causal`` when it is not a bool: ``'False'`` is truthy)."""
+    naming the operand whose shape is wrong (and ``causal`` when it is not a bool: ``'False'`` is truthy).
+    ``v_width``: ``V`` may have a width ``d_v`` of its own (``Nk`` rows all the same): the forward passes."""
     causal = validate.flag("causal", causal)
     qs, ks, vs = (tuple(np.shape(x)) if not isinstance(x, tuple) else x for x in (Q, K, V))
     for name, s in (("Q", qs), ("K", ks), ("V", vs)):
@@ -91,8 +93,8 @@ def _shapes(Q, K, V, causal):
             raise BadInput(name, f"sizes must be >= 1, got shape {s}")
     if ks[1] != qs[1]:
         raise BadInput("K", f"head dimension {ks[1]} does not match Q's {qs[1]}")
-    if vs != ks:
-        raise BadInput("V", f"shape {vs} does not match K's {ks}")
+    if vs != ks and not (v_width and vs[0] == ks[0]):
+        raise BadInput("V", f"shape {vs} does not match K's {ks}" + (" in its rows" if v_width else ""))
     N, d = qs
     Nk = ks[0]
     if causal and Nk < N:
@@ -224,9 +226,9 @@ def standard_backward(Q, K, V, P, dO, *, max_elements=MAX_ELEMENTS) -> Backward:
 
 def _flash_forward_fa1(mem, Qa, Ka, Va, N, Nk, d, Br, Bc, causal):
     scale = 1.0 / math.sqrt(d)
-    Tc = -(-Nk // Bc)
-    Oa, la, ma = mem.empty("O", (N, d)), mem.empty("l", (N,)), mem.empty("m", (N,))
-    mem.store(Oa, slice(None), _full(mem, (N, d), 0.0))                          # line 2
+    Tc, dv = -(-Nk // Bc), Va.shape[1]
+    Oa, la, ma = mem.empty("O", (N, dv)), mem.empty("l", (N,)), mem.empty("m", (N,))
+    mem.store(Oa, slice(None), _full(mem, (N, dv), 0.0))                         # line 2
     mem.store(la, slice(None), _full(mem, (N,), 0.0))
     mem.store(ma, slice(None), _full(mem, (N,), -np.inf))
     for j in range(Tc):                                                          # line 5
@@ -250,10 +252,10 @@ def _flash_forward_fa1(mem, Qa, Ka, Va, N, Nk, d, Br, Bc, causal):
 
 def _flash_forward_fa2(mem, Qa, Ka, Va, N, Nk, d, Br, Bc, causal):
     scale = 1.0 / math.sqrt(d)
-    Tr, Tc = -(-N // Br), -(-Nk // Bc)
-    Oa, La = mem.empty("O", (N, d)), mem.empty("L", (N,))
+    Tr, Tc, dv = -(-N // Br), -(-Nk // Bc), Va.shape[1]     # V and O are d_v wide (d_v = d but for MLA-like heads)
+    Oa, La = mem.empty("O", (N, dv)), mem.empty("L", (N,))
     Qs = mem.load(Qa) * scale                  # every query block loads its Q_i once (line 4)
-    acc, m, l = _full(mem, (N, d), 0.0), _full(mem, (N,), -np.inf), _full(mem, (N,), 0.0)
+    acc, m, l = _full(mem, (N, dv), 0.0), _full(mem, (N,), -np.inf), _full(mem, (N,), 0.0)
     for j in range(Tc):                        # the inner loop of every query block, in step
         i0 = first_visible_query_block(j, N, Nk, Br, Bc) if causal else 0
         r0, cols = i0 * Br, slice(j * Bc, min((j + 1) * Bc, Nk))
@@ -322,11 +324,12 @@ def _nonzero(x):
 
 def flash_forward(Q, K, V, Br, Bc, causal=False, order="fa2", *, max_steps=MAX_STEPS,
                   max_elements=MAX_ELEMENTS) -> Forward:
-    """FlashAttention forward on real arrays; returns ``(O, L, tally)`` with ``L = m + log l``.  More than
-    ``max_steps`` key blocks or ``max_elements`` scores are refused up front."""
+    """FlashAttention forward on real arrays; returns ``(O, L, tally)`` with ``L = m + log l``.  ``V`` may be
+    ``d_v`` wide (``O`` is then ``N x d_v``).  More than ``max_steps`` key blocks or ``max_elements`` scores
+    are refused up front."""
     _check_order(order)
     Q, K, V = _arrays(Q=Q, K=K, V=V)
-    N, Nk, d = _shapes(Q, K, V, causal)
+    N, Nk, d = _shapes(Q, K, V, causal, v_width=True)
     Br, Bc = _blocks(Br, Bc)
     _steps_budget(Nk, Bc, max_steps)
     _elements_budget(N, Nk, max_elements)
@@ -387,6 +390,11 @@ def _count_inputs(N, Nk, d, causal):
     return mem, N, Nk, d
 
 
+def _value_width(d_v, d):
+    """``d_v`` validated (``None``: ``d``)."""
+    return d if d_v is None else validate.integer("d_v", d_v)
+
+
 def count_standard_forward(N, Nk, d, causal=False) -> Tally:
     mem, N, Nk, d = _count_inputs(N, Nk, d, causal)
     return _standard_forward(mem, mem.put("Q", (N, d)), mem.put("K", (Nk, d)), mem.put("V", (Nk, d)),
@@ -399,15 +407,18 @@ def count_standard_backward(N, Nk, d) -> Tally:
                               mem.put("P", (N, Nk)), mem.put("dO", (N, d)), N, Nk, d).tally
 
 
-def count_flash_forward(N, Nk, d, Br, Bc, causal=False, order="fa2", *, max_steps=MAX_STEPS) -> Tally:
-    """The counts of :func:`flash_forward` from sizes alone (no data, any size): one step per key block,
-    so more than ``max_steps`` key blocks (:data:`MAX_STEPS`) are refused up front."""
+def count_flash_forward(N, Nk, d, Br, Bc, causal=False, order="fa2", *, d_v=None,
+                        max_steps=MAX_STEPS) -> Tally:
+    """The counts of :func:`flash_forward` from sizes alone (no data, any size), ``V`` and ``O`` ``d_v``
+    wide (default ``d``): one step per key block, so more than ``max_steps`` key blocks (:data:`MAX_STEPS`)
+    are refused up front."""
     _check_order(order)
     mem, N, Nk, d = _count_inputs(N, Nk, d, causal)
+    d_v = _value_width(d_v, d)
     Br, Bc = _blocks(Br, Bc)
     _steps_budget(Nk, Bc, max_steps)
     run = _flash_forward_fa1 if order == "fa1" else _flash_forward_fa2
-    return run(mem, mem.put("Q", (N, d)), mem.put("K", (Nk, d)), mem.put("V", (Nk, d)), N, Nk, d, Br, Bc,
+    return run(mem, mem.put("Q", (N, d)), mem.put("K", (Nk, d)), mem.put("V", (Nk, d_v)), N, Nk, d, Br, Bc,
                causal).tally
 
 
@@ -423,10 +434,10 @@ def count_flash_backward(N, Nk, d, Br, Bc, causal=False, *, max_steps=MAX_STEPS)
 
 # ------------------------------------------------------------------------------------- reference
 def reference_attention(Q, K, V, causal=False):
-    """Plain ``softmax(Q K^T / sqrt(d)) V`` in one shot (no tiling, no counting): the oracle."""
+    """Plain ``softmax(Q K^T / sqrt(d)) V`` in one shot (no tiling, no counting): the oracle (``V`` of any width)."""
     validate.flag("causal", causal)
     Q, K, V = _arrays(Q=Q, K=K, V=V)
-    N, Nk, d = _shapes(Q, K, V, causal)
+    N, Nk, d = _shapes(Q, K, V, causal, v_width=True)
     S = (Q @ K.T) / math.sqrt(d)
     if causal:
         S = np.where(np.arange(Nk)[None, :] <= (Nk - N) + np.arange(N)[:, None], S, -np.inf)

@@ -20,7 +20,7 @@ element per product: two products forward, five backward).  Partial last blocks 
 
 * **Forward**, FlashAttention-2 order (Dao 2023, arXiv 2307.08691, Algorithm 1): ``Q_i`` is loaded once by a
   query block that visits at least one key block; ``K_c, V_c`` once per visited pair; ``O_i`` and ``L_i``
-  are written for every query block.  A query block that visits nothing loads nothing and writes ``O_i = 0``,
+  are written for every query block.  ``V`` and ``O`` may be ``d_v`` wide (``2 (d + d_v)`` FLOPs a score).  A query block that visits nothing loads nothing and writes ``O_i = 0``,
   ``L_i = -inf``, as FlashAttention-3 does (``hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp`` lines 981-984:
   "It's possible to have n_block_max <= n_block_min. We don't want to load Q"; ``hopper/flash_fwd_kernel_sm90.h``
   lines 446-449: "Write 0 to gO and -inf to gLSE"; Dao-AILab/flash-attention @ ``0251105``).
@@ -280,11 +280,11 @@ def _score_tile(mem, mask, S, a, c0, width):
 
 def _forward(mem, Qa, Ka, Va, N, Nk, d, Br, Bc, mask) -> LocalRun:
     scale = 1.0 / math.sqrt(d)
-    D, Tc = Nk - N, -(-Nk // Bc)
-    Oa, La = mem.empty("O", (N, d)), mem.empty("L", (N,))
+    D, Tc, dv = Nk - N, -(-Nk // Bc), Va.shape[1]                       # V and O are d_v wide
+    Oa, La = mem.empty("O", (N, dv)), mem.empty("L", (N,))
     q0 = min(N, (_first_seeing_position(mask, D) - D) // Br * Br)       # first row of the first block that sees
     Qs = mem.load(Qa, slice(q0, N)) * scale                              # line 4: Q_i once, blocks that visit
-    acc, m, l = _full(mem, (N, d), 0.0), _full(mem, (N,), -np.inf), _full(mem, (N,), 0.0)
+    acc, m, l = _full(mem, (N, dv), 0.0), _full(mem, (N,), -np.inf), _full(mem, (N,), 0.0)
     vis_total = blocks = 0
     for c in range(Tc):                                                  # every query block's inner loop, in step
         slab = _slab(mask, c, N, Nk, Br, Bc)
@@ -309,7 +309,7 @@ def _forward(mem, Qa, Ka, Va, N, Nk, d, Br, Bc, mask) -> LocalRun:
     else:
         mem.store(La, slice(None), l)
     out = (mem.result(Oa), mem.result(La)) if mem.real else None
-    return LocalRun(out, mem.tally, 2 * (2 * d) * vis_total, vis_total, blocks)     # S = Q K^T and P V
+    return LocalRun(out, mem.tally, 2 * (d + dv) * vis_total, vis_total, blocks)    # S = Q K^T and P V
 
 
 def _backward(mem, Qa, Ka, Va, Oa, dOa, La, N, Nk, d, Br, Bc, mask) -> LocalRun:
@@ -354,11 +354,11 @@ def _blocks(Br, Bc):
 
 def local_forward(Q, K, V, Br, Bc, mask: Mask, *, max_steps=MAX_STEPS, max_elements=MAX_TILE_ELEMENTS) -> LocalRun:
     """The forward pass on real arrays; ``run.out`` is ``(O, L)`` with ``L = m + log l`` (``-inf`` for a row
-    that sees no key, whose ``O`` row is 0).  More than ``max_steps`` key blocks or ``max_elements`` scores
-    in the visited tiles are refused up front."""
+    that sees no key, whose ``O`` row is 0); ``V`` may be ``d_v`` wide.  More than ``max_steps`` key blocks or
+    ``max_elements`` scores in the visited tiles are refused up front."""
     mask = _checked(mask)
     Q, K, V = _arrays(Q=Q, K=K, V=V)
-    N, Nk, d = _shapes(Q, K, V, False)
+    N, Nk, d = _shapes(Q, K, V, False, v_width=True)
     Br, Bc = _blocks(Br, Bc)
     _steps_budget(Nk, Bc, max_steps)
     _tile_budget(mask, N, Nk, Br, Bc, max_elements)
@@ -394,11 +394,14 @@ def _count_inputs(N, Nk, d, Br, Bc, mask, max_steps):
     return mask, N, Nk, d, Br, Bc, GlobalMemory(real=False)
 
 
-def count_local_forward(N, Nk, d, Br, Bc, mask: Mask, *, max_steps=MAX_STEPS) -> LocalRun:
-    """The counts of :func:`local_forward` from sizes alone (no data, any size): one step per key block, so
-    more than ``max_steps`` key blocks (:data:`MAX_STEPS`) are refused up front."""
+def count_local_forward(N, Nk, d, Br, Bc, mask: Mask, *, d_v=None, max_steps=MAX_STEPS) -> LocalRun:
+    """The counts of :func:`local_forward` from sizes alone (no data, any size), ``V`` and ``O`` ``d_v`` wide
+    (default ``d``): one step per key block, so more than ``max_steps`` key blocks (:data:`MAX_STEPS`) are
+    refused up front."""
     mask, N, Nk, d, Br, Bc, mem = _count_inputs(N, Nk, d, Br, Bc, mask, max_steps)
-    return _forward(mem, mem.put("Q", (N, d)), mem.put("K", (Nk, d)), mem.put("V", (Nk, d)), N, Nk, d, Br, Bc, mask)
+    d_v = d if d_v is None else validate.integer("d_v", d_v)
+    return _forward(mem, mem.put("Q", (N, d)), mem.put("K", (Nk, d)), mem.put("V", (Nk, d_v)), N, Nk, d, Br, Bc,
+                    mask)
 
 
 def count_local_backward(N, Nk, d, Br, Bc, mask: Mask, *, max_steps=MAX_STEPS) -> LocalRun:
@@ -412,10 +415,11 @@ def count_local_backward(N, Nk, d, Br, Bc, mask: Mask, *, max_steps=MAX_STEPS) -
 # ------------------------------------------------------------------------------------------- reference
 def reference_local_attention(Q, K, V, mask: Mask):
     """Plain masked ``softmax(Q K^T / sqrt(d)) V`` in one shot (no tiling, no counting): the oracle.
-    Returns ``(O, P)``; a row that sees no key has ``O = 0`` and ``P = 0`` (FlashAttention's convention)."""
+    Returns ``(O, P)``; a row that sees no key has ``O = 0`` and ``P = 0`` (FlashAttention's convention).
+    ``V`` may be ``d_v`` wide."""
     mask = _checked(mask)
     Q, K, V = _arrays(Q=Q, K=K, V=V)
-    N, Nk, d = _shapes(Q, K, V, False)
+    N, Nk, d = _shapes(Q, K, V, False, v_width=True)
     vis = _visible_tile(mask, Nk - N, N, 0, Nk)
     S = np.where(vis, (Q @ K.T) / math.sqrt(d), -np.inf)
     mx = S.max(axis=1, keepdims=True)

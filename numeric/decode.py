@@ -56,7 +56,7 @@ from base.errors import BadInput
 
 from .memory import Phantom
 
-__all__ = ["DecodeRun", "run_decode", "default_pages", "CLASSES", "PARTIAL_DTYPE", "TABLE_DTYPE",
+__all__ = ["DecodeRun", "run_decode", "decode_arrays", "default_pages", "CLASSES", "PARTIAL_DTYPE", "TABLE_DTYPE",
            "MAX_ELEMENTS", "MAX_CTAS", "MAX_BLOCKS"]
 
 #: real mode: at most this many K and V elements held (float64: 1 GiB)
@@ -226,7 +226,7 @@ def run_decode(B: int, H: int, H_kv: int, L_q: int, N_k, d: int, d_v: int, B_n: 
     if real:
         if table is not None and (k is None or v is None):
             table = _compact(table)       # a random pool holds the listed pages only: page 10**9 costs nothing
-        q, k, v = _arrays(B, H, H_kv, L_q, d, d_v, P, lens, table, q, k, v, seed)
+        q, k, v = decode_arrays(B, H, H_kv, L_q, d, d_v, P, lens, table, q, k, v, seed)
         O = np.empty((B, H, L_q, d_v))
         LSE = np.empty((B, H, L_q))
         O_s = np.empty((S, B, H, L_q, d_v)) if S > 1 else None
@@ -310,7 +310,10 @@ def _float(name, a):
     return np.asarray(validate.real_array(name, a), dtype=np.float64)
 
 
-def _arrays(B, H, H_kv, L_q, d, d_v, P, lens, table, q, k, v, seed):
+def decode_arrays(B, H, H_kv, L_q, d, d_v, P, lens, table, q, k, v, seed):
+    """Real mode's ``q`` ``(B, H, L_q, d)`` and ``k``, ``v``: the arrays given, validated (:class:`BadInput`
+    naming the array), or random normal from ``seed``.  Contiguous (``P`` is ``None``): one ``(H_kv, n, width)``
+    array per sequence of ``lens``; paged: the page pools ``(num_pages, P, H_kv, width)`` for ``table``."""
     rng = np.random.default_rng(seed)
     q = rng.standard_normal((B, H, L_q, d)) if q is None else _float("q", q)
     if q.shape != (B, H, L_q, d):

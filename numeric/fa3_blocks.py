@@ -9,7 +9,9 @@ Source: Dao-AILab/flash-attention @ ``0251105`` (``0251105a2fb19d2957484b7f023cd
 * ``hopper/utils.h`` lines 103-117, ``div_floor``, ``round_down``, ``round_up`` (floor division that takes care
   of a negative dividend) - :func:`_div_floor`, :func:`_round_down`, :func:`_round_up`.
 * ``hopper/tile_size.h`` lines 10-54, ``tile_size_fwd_sm90``: the forward's ``(kBlockM, kBlockN)`` for Hopper -
-  :func:`tile_size_fwd_sm90`, with the line of the ``return`` it takes.
+  :func:`tile_size_fwd_sm90`, with the line of the ``return`` it takes; ``hopper/flash_api.cpp`` lines 492-518
+  (``round_up_headdim``, ``round_up_headdimv``) and 878-879 (``d_v`` rounded on its own only when it differs
+  from ``d``): the head dimensions ``mha_fwd`` hands it (line 418) - :func:`headdims_rounded`.
 * ``hopper/flash_api.cpp`` lines 794-805 (``mha_fwd``: a window at least as wide as the sequence becomes
   ``-1``; ``is_causal`` sets ``window_size_right = 0``; one query row and no window is not causal) and lines
   146-160 (``set_params_fprop``: causal iff ``W_l < 0``, ``W_r = 0``, no chunk; local otherwise when any is set;
@@ -33,7 +35,8 @@ from typing import NamedTuple
 from base import validate
 from base.errors import BadInput
 
-__all__ = ["KernelWindow", "kernel_window", "n_block_min_max", "m_block_min_max", "Tile", "tile_size_fwd_sm90"]
+__all__ = ["KernelWindow", "kernel_window", "n_block_min_max", "m_block_min_max", "Tile", "tile_size_fwd_sm90",
+           "round_up_headdim", "round_up_headdimv", "headdims_rounded"]
 
 
 def _div_trunc(a: int, b: int) -> int:
@@ -202,3 +205,28 @@ def tile_size_fwd_sm90(headdim: int, headdim_v: int, is_causal: bool, is_local: 
     if headdim <= 192:
         return Tile(128, 128 if (paged_kv_non_TMA or softcap) and is_local else 160, True, True, 49)
     return Tile(128, 64 if is_local else 128, True, not paged_kv_non_TMA, 51)
+
+
+def round_up_headdim(head_size: int) -> int:
+    """``round_up_headdim`` (hopper/flash_api.cpp:492-509, every head dimension compiled in): 64, 96, 128, 192, 256."""
+    validate.integer("head_size", head_size)
+    for r in (64, 96, 128, 192, 256):
+        if head_size <= r:
+            return r
+    return 256
+
+
+def round_up_headdimv(head_size: int) -> int:
+    """``round_up_headdimv`` (hopper/flash_api.cpp:511-518): 64, 96, 128, 192, 256, else 512."""
+    validate.integer("head_size", head_size)
+    for r in (64, 96, 128, 192, 256):
+        if head_size <= r:
+            return r
+    return 512
+
+
+def headdims_rounded(d: int, d_v: int) -> tuple:
+    """``(d_rounded, dv_rounded)`` as ``mha_fwd`` computes them (hopper/flash_api.cpp:878-879): ``d_v`` takes
+    ``d``'s rounding when they are equal, its own otherwise."""
+    d_r = round_up_headdim(d)
+    return d_r, d_r if d_v == d else round_up_headdimv(d_v)

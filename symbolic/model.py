@@ -65,6 +65,10 @@ class Model:
     asymptotics_from_divisible: bool = False
     lower_bounds: Mapping[Note, sp.Expr] = field(default_factory=dict)
     defaults: Mapping[str, int] = field(default_factory=dict)
+    #: parameters whose default is another parameter's value at the point: ``{"d_v": "d"}`` makes ``d_v``
+    #: take ``d``'s value when a point gives ``d`` and not ``d_v`` (``defaults`` still holds a number for
+    #: each, equal at the default point, so every reader of ``defaults`` sees plain numbers)
+    default_from: Mapping[str, str] = field(default_factory=dict)
     source: Note = Note()
     notes: tuple = ()
     validate: Optional[Callable[[Mapping[str, int]], None]] = None
@@ -162,6 +166,12 @@ class Model:
         names = [p.name for p in self.params]
         if len(set(names)) != len(names):
             raise TypeError(f"{self.name}: two parameters share a name in {names}")
+        for k, v in self.default_from.items():
+            if k not in names or v not in names or k == v:
+                raise TypeError(f"{self.name}: default_from {k!r} -> {v!r} must name two of its parameters {names}")
+            if self.defaults.get(k) != self.defaults.get(v):
+                raise TypeError(f"{self.name}: {k} takes {v}'s value by default, so their defaults must agree, got "
+                                f"{self.defaults.get(k)!r} and {self.defaults.get(v)!r}")
         free = set().union(*(sp.sympify(v).free_symbols for v in self.quantities.values()))
         stray = sorted(str(s) for s in free - set(self.params) if not isinstance(s, sp.Dummy))
         if stray:
@@ -211,10 +221,16 @@ class Model:
         for p in self.params:
             if p.name in point:
                 out[p.name] = p.check(point[p.name])
+            elif p.name in self.default_from:
+                continue                                # filled below, from the parameter it follows
             elif p.name in self.defaults:
                 out[p.name] = p.check(self.defaults[p.name])
             else:
                 raise BadInput(p.name, f"value missing for {self.name}")
+        for name, source in self.default_from.items():
+            if name not in point:
+                out[name] = self.param(name).check(out[source])
+        out = {p.name: out[p.name] for p in self.params}
         if self.validate is not None:
             self.validate(out)
         return out
@@ -235,6 +251,8 @@ class Model:
         for k in arrays:
             self.param(k)
         import numpy as np
+        arrays = {**{k: arrays.get(v, self.defaults.get(v)) for k, v in self.default_from.items() if k not in arrays},
+                  **arrays}
         cols = np.broadcast_arrays(*[np.asarray(arrays.get(n, self.defaults.get(n)), dtype=object) for n in names])
         for idx in np.ndindex(cols[0].shape):
             self.check_point({n: c[idx] for n, c in zip(names, cols)})

@@ -53,11 +53,12 @@ class RowCheck:
 
 
 def _check_for(model_name: str):
-    from .core import Check
-    from .registry import checks_of
-    checks = [c for c in checks_of(model_name) if isinstance(c, Check)]
-    own = [c for c in checks if c.name == model_name]
-    return (own or checks or [None])[0]
+    """The check ``python -m verify`` binds to the model (:func:`verify.registry.check_for`: the one named like
+    the model first), or ``None``."""
+    from symbolic import registry as models
+
+    from .registry import check_for
+    return check_for(models.get(model_name))
 
 
 def _point(check, params: dict) -> dict:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..models import attention as models
-from ..models.attention import FA2_SOURCE, FA_SOURCE, B_c, B_r, N, N_k, d, paper_block_sizes
+from ..models.attention import FA2_SOURCE, FA_SOURCE, B_c, B_r, N, N_k, d, d_v, paper_block_sizes
 from . import Line, Listing, Loop, abbreviation, index
 
 i, j = index("i"), index("j")
@@ -56,6 +56,14 @@ _PAPER_SUBS = {**_PAPER_BLOCKS, N_k: N}
 
 REQUIRE = (r"Matrices $Q \in \mathbb{R}^{N \times d}$ and $K, V \in \mathbb{R}^{N_k \times d}$ in HBM, "
            r"on-chip SRAM of $M$ elements")
+#: the same with V (and O) of their own width d_v (the models with a d_v parameter)
+REQUIRE_DV = (r"Matrices $Q \in \mathbb{R}^{N \times d}$, $K \in \mathbb{R}^{N_k \times d}$ and "
+              r"$V \in \mathbb{R}^{N_k \times d_v}$ in HBM, on-chip SRAM of $M$ elements")
+
+
+def value_width(model):
+    """``d_v`` when ``model`` has that parameter (``V`` and ``O`` of their own width), else ``d``."""
+    return d_v if any(p.name == "d_v" for p in model.params) else d
 
 
 # ----------------------------------------------------------------------------------- FlashAttention
@@ -99,8 +107,10 @@ def fa1(model, causal: bool = False, paper: bool = False) -> Listing:
 
 
 def fa2(model, causal: bool = False, paper: bool = False) -> Listing:
-    """Algorithm 1 of FlashAttention-2 (query blocks outside)."""
+    """Algorithm 1 of FlashAttention-2 (query blocks outside); ``V`` and ``O`` ``d_v`` wide where the model
+    has that parameter."""
     inner_hi = J_i if causal else T_c
+    dv = value_width(model)
     body = (
         Line(r"Divide $Q$ into $T_r$ blocks $Q_1, \ldots, Q_{T_r}$ of $B_r$ rows, and $K$, $V$ into $T_c$ "
              r"blocks $K_1, \ldots, K_{T_c}$ and $V_1, \ldots, V_{T_c}$ of $B_c$ rows."),
@@ -110,7 +120,7 @@ def fa2(model, causal: bool = False, paper: bool = False) -> Listing:
             Line(r"Load $Q_i$ from HBM to on-chip SRAM.", reads=d * h_i),
             Line(r"On chip, initialize $O_i^{(0)} = (0)$, $\ell_i^{(0)} = (0)$, $m_i^{(0)} = (-\infty)$."),
             Loop(j, 1, inner_hi, (
-                Line(r"Load $K_j$, $V_j$ from HBM to on-chip SRAM.", reads=2 * d * w_j),
+                Line(r"Load $K_j$, $V_j$ from HBM to on-chip SRAM.", reads=(d + dv) * w_j),
                 Line(r"On chip, compute $S_i^{(j)} = Q_i K_j^T$" + (" (masked)." if causal else ".")),
                 Line(r"On chip, compute $m_i^{(j)} = \max(m_i^{(j-1)}, \operatorname{rowmax}(S_i^{(j)}))$, "
                      r"$\tilde P_i^{(j)} = \exp(S_i^{(j)} - m_i^{(j)})$, "
@@ -121,12 +131,12 @@ def fa2(model, causal: bool = False, paper: bool = False) -> Listing:
             ), text=(r"$1 \le j \le J_i$ (the blocks the mask leaves)" if causal else "")),
             Line(r"On chip, compute $O_i = {\operatorname{diag}(\ell_i^{(T_c)})}^{-1} O_i^{(T_c)}$."),
             Line(r"On chip, compute $L_i = m_i^{(T_c)} + \log(\ell_i^{(T_c)})$."),
-            Line(r"Write $O_i$ to HBM as the $i$-th block of $O$.", writes=d * h_i),
+            Line(r"Write $O_i$ to HBM as the $i$-th block of $O$.", writes=dv * h_i),
             Line(r"Write $L_i$ to HBM as the $i$-th block of $L$.", writes=h_i),
         )),
         Line(r"the output $O$ and the logsumexp $L$", command="Return"),
     )
-    require = REQUIRE + (r"; block sizes $B_c = \lceil M / 4d \rceil$, $B_r = \min(\lceil M / 4d \rceil, d)$ "
+    require = (REQUIRE_DV if dv is d_v else REQUIRE) + (r"; block sizes $B_c = \lceil M / 4d \rceil$, $B_r = \min(\lceil M / 4d \rceil, d)$ "
                          r"(FlashAttention, Algorithm 1 line 1)" if paper else r"; block sizes $B_r$, $B_c$")
     what = "FlashAttention-2 forward, Algorithm 1" + (" with a causal mask" if causal else "") + \
         (", the paper's block sizes" if paper else "")

@@ -27,7 +27,7 @@ from ..models.attention import FA2_SOURCE, B_c, B_r, N, N_k, d
 from ..models import attention_local as local
 from ..models.attention_local import FA3_SOURCE, C, W_l, W_r, fa3_tile_nodes
 from . import Line, Listing, Loop, abbreviation, index
-from .attention import DEFS, fa2
+from .attention import DEFS, fa2, value_width
 
 i, j = index("i"), index("j")
 T_r, T_c = abbreviation("T_r"), abbreviation("T_c")
@@ -65,6 +65,7 @@ _MASK_TEXT = {"window": r"key $k$ visible from position $p$ iff $p - W_l \le k \
 def window_fwd(model, mask: str = "window", subs=None, source: str = FA2_SOURCE + ", Algorithm 1") -> Listing:
     """Algorithm 1 of FlashAttention-2 with a local mask: query blocks outside, the key blocks they see inside."""
     (lo, lo_v, lo_m), (hi, hi_v, hi_m) = FWD_RANGE[mask]
+    dv = value_width(model)                  # V and O are d_v wide where the model says so
     body = (
         Line(r"Divide $Q$ into $T_r$ blocks $Q_1, \ldots, Q_{T_r}$ of $B_r$ rows, and $K$, $V$ into $T_c$ "
              r"blocks $K_1, \ldots, K_{T_c}$ and $V_1, \ldots, V_{T_c}$ of $B_c$ rows."),
@@ -74,7 +75,7 @@ def window_fwd(model, mask: str = "window", subs=None, source: str = FA2_SOURCE 
             Line(r"Load $Q_i$ from HBM to on-chip SRAM, if the block sees any key ($v_i = 1$).", reads=d * h_i * v_i),
             Line(r"On chip, initialize $O_i^{(0)} = (0)$, $\ell_i^{(0)} = (0)$, $m_i^{(0)} = (-\infty)$."),
             Loop(j, lo_i, hi_i, (
-                Line(r"Load $K_j$, $V_j$ from HBM to on-chip SRAM.", reads=2 * d * w_j),
+                Line(r"Load $K_j$, $V_j$ from HBM to on-chip SRAM.", reads=(d + dv) * w_j),
                 Line(r"On chip, compute $S_i^{(j)} = Q_i K_j^T$ (masked)."),
                 Line(r"On chip, compute $m_i^{(j)} = \max(m_i^{(j-1)}, \operatorname{rowmax}(S_i^{(j)}))$, "
                      r"$\tilde P_i^{(j)} = \exp(S_i^{(j)} - m_i^{(j)})$, "
@@ -85,13 +86,15 @@ def window_fwd(model, mask: str = "window", subs=None, source: str = FA2_SOURCE 
             ), text=r"$lo_i \le j \le hi_i$ (the key blocks the mask leaves)"),
             Line(r"On chip, compute $O_i = {\operatorname{diag}(\ell_i)}^{-1} O_i$ and "
                  r"$L_i = m_i + \log(\ell_i)$ (a block that saw no key: $O_i = 0$, $L_i = -\infty$)."),
-            Line(r"Write $O_i$ to HBM as the $i$-th block of $O$.", writes=d * h_i),
+            Line(r"Write $O_i$ to HBM as the $i$-th block of $O$.", writes=dv * h_i),
             Line(r"Write $L_i$ to HBM as the $i$-th block of $L$.", writes=h_i),
         )),
         Line(r"the output $O$ and the logsumexp $L$", command="Return"),
     )
-    require = (r"Matrices $Q \in \mathbb{R}^{N \times d}$ and $K, V \in \mathbb{R}^{N_k \times d}$ in HBM, "
-               + _MASK_TEXT[mask] + r" (query row $r$ at position $N_k - N + r$); block sizes $B_r$, $B_c$")
+    shapes = (r"Matrices $Q \in \mathbb{R}^{N \times d}$, $K \in \mathbb{R}^{N_k \times d}$ and $V \in "
+              r"\mathbb{R}^{N_k \times d_v}$ in HBM, " if dv is not d else
+              r"Matrices $Q \in \mathbb{R}^{N \times d}$ and $K, V \in \mathbb{R}^{N_k \times d}$ in HBM, ")
+    require = (shapes + _MASK_TEXT[mask] + r" (query row $r$ at position $N_k - N + r$); block sizes $B_r$, $B_c$")
     defs = DEFS + ((lo, lo_v, lo_m), (hi, hi_v, hi_m),
                    (v_i, sp.Min(1, sp.Max(0, hi_i - lo_i + 1)), "1 if query block $i$ sees any key, else 0"))
     what = "FlashAttention-2 forward, Algorithm 1, " + ("sliding window" if mask == "window" else "chunked")

@@ -14,8 +14,19 @@ in closed form (:func:`causal_skips`: full periods of the diagonal plus a remain
 terms, evaluated in O(log) steps), so they evaluate exactly at any size; without a mask the sums
 collapse (``sum_j min(B_c, N_k - j B_c) = N_k``).
 
-The family declares its own parameters (:data:`N`, :data:`N_k`, :data:`d`, :data:`B_r`,
+The family declares its own parameters (:data:`N`, :data:`N_k`, :data:`d`, :data:`d_v`, :data:`B_r`,
 :data:`B_c`, :data:`M`); each model below is a module-level :class:`~symbolic.registry.ModelRef`.
+
+**Value width** ``d_v`` (``attention.fa2.fwd``, ``.causal``; DeepSeek-V3's MLA prefill has ``d = 192`` for
+``Q, K`` and ``d_v = 128`` for ``V, O``): ``Q_i`` and ``K_j`` move ``d`` per row, ``V_j`` and ``O_i`` ``d_v``,
+and the two products ``S = Q K^T`` and ``P V`` take ``2 d`` and ``2 d_v`` FLOPs a score.  FlashAttention-2's
+Algorithm 1 with ``V`` of width ``d_v``::
+
+    reads = N d + (d + d_v) sum_{visited (i, j)} w_j,   writes = N d_v + N,   flops = 2 (d + d_v) sum w_j h_i
+
+``d_v`` defaults to ``d`` (:attr:`~symbolic.model.Model.default_from`): a point without it is the point
+with ``d_v = d``, whose counts are the ``d``-only forms (``2 d`` for ``d + d_v``, ``4 d`` for ``2 (d +
+d_v)``), so every figure stated before ``d_v`` existed is unchanged.
 """
 
 from __future__ import annotations
@@ -33,7 +44,7 @@ from ..notes import Omega, Theta, note, symbol
 from ..params import param
 from ..registry import ModelRef, defines
 
-__all__ = ["N", "N_k", "d", "B_r", "B_c", "M", "PARAMS",
+__all__ = ["N", "N_k", "d", "d_v", "B_r", "B_c", "M", "PARAMS", "fwd_lower_bound",
            "kernel_counts", "flash_counts", "causal_skips", "standard_counts", "paper_block_sizes", "paper_blocks_at",
            "FA_SOURCE", "FA2_SOURCE",
            "standard_fwd", "standard_bwd", "fa1_fwd", "fa2_fwd", "flash_bwd",
@@ -45,12 +56,15 @@ N = param("N", "query rows (the sequence length)")
 N_k = param("N_k", "key rows (as many as the query rows for self-attention; more when decoding against a cache)",
             latex="N_k")
 d = param("d", "head dimension")
+d_v = param("d_v", note("head dimension of ", symbol("V"), " and ", symbol("O"), "; that of ", symbol("Q"), " and ",
+                        symbol("K"), " unless given (DeepSeek-V3's prefill: 128 for these, 192 for those)"),
+            latex="d_v")
 B_r = param("B_r", "query (row) block size", latex="B_r")
 B_c = param("B_c", "key (column) block size", latex="B_c")
 M = param("M", "on-chip SRAM in elements (100 KB of FP16 is 51,200 elements)", latex="M")
 
 #: every parameter of the family, in display order
-PARAMS = (N, N_k, d, B_r, B_c, M)
+PARAMS = (N, N_k, d, d_v, B_r, B_c, M)
 
 # derivation-only: the key-block index of the causal sums
 _j = sp.Dummy("j", integer=True, nonnegative=True)
@@ -115,8 +129,10 @@ def causal_skips():
     return S, S_w
 
 
-def flash_counts(kind: str, causal: bool, divisible: bool = False, finite_sum: bool = False):
+def flash_counts(kind: str, causal: bool, divisible: bool = False, finite_sum: bool = False, dv=None):
     """Reads, writes, FLOPs of FlashAttention ``kind`` in {"fa1", "fa2", "bwd"}.
+
+    ``dv`` is the width of ``V`` and ``O`` (``fa2`` only; default ``d``: the forms without ``d_v``).
 
     Causal counts are closed forms (:func:`causal_skips`); ``finite_sum=True`` gives them as the finite
     sums over the key blocks that the loops run (``O(T_c)`` terms: a reference for tests).
@@ -161,15 +177,18 @@ def flash_counts(kind: str, causal: bool, divisible: bool = False, finite_sum: b
         writes = n * d + 2 * n + (d + 2) * sum_rows
         flops = 4 * d * sum_width_rows
     elif kind == "fa2":     # FA-2: Q_i once; K_j,V_j per visible (i, j); O_i and L_i written once
-        reads = n * d + 2 * d * sum_width_blocks
-        writes = n * d + n
-        flops = 4 * d * sum_width_rows
+        dv = d if dv is None else dv
+        reads = n * d + (d + dv) * sum_width_blocks
+        writes = n * dv + n
+        flops = 2 * (d + dv) * sum_width_rows
     elif kind == "bwd":     # D = rowsum(dO*O); dQ init; outer j: K_j,V_j; inner: Q_i,dO_i,dQ_i,L_i,D_i; dQ_i; then dK_j,dV_j
         reads = 2 * n * d + 2 * d * sum_width + (3 * d + 2) * sum_rows
         writes = n + n * d + d * sum_rows + 2 * d * sum_width
         flops = 10 * d * sum_width_rows
     else:
         raise BadInput("kind", f"unknown FlashAttention kind {kind!r} (fa1, fa2, bwd)")
+    if dv is not None and dv is not d and kind != "fa2":
+        raise ValueError(f"flash_counts: a value width d_v only for fa2, not {kind!r}")   # a caller's bug
     return {"reads": reads, "writes": writes, "flops": flops}
 
 
@@ -199,6 +218,12 @@ _row = symbol("r")
 
 _THEOREM2 = Regime(note(sp.Le(d, M), ", ", sp.Le(M, N * d), " (Theorem 2)"), le=((d, M), (M, N * d)))
 _FWD_LB = {note("compulsory: read ", _Q, ", ", _K, ", ", _V, " and write ", _O, " (exact)"): 2 * N * d + 2 * N_k * d}
+
+
+def fwd_lower_bound(dv=d) -> dict:
+    """The forward's compulsory traffic with ``V``, ``O`` of width ``dv``: ``N d + N_k d + N_k d_v + N d_v``."""
+    return {note("compulsory: read ", _Q, ", ", _K, ", ", _V, " and write ", _O, " (exact)"):
+            N * d + N_k * d + N_k * dv + N * dv}
 _BWD_LB = {note("compulsory: read ", _Q, ", ", _K, ", ", _V, ", ", _O, ", ", _dO, " and write ", _dQ, ", ", _dK,
                 ", ", _dV, " (exact)"): 4 * N * d + 4 * N_k * d}
 _PROP3 = note("Proposition 3: ", Omega(N**2 * d**2 / M), " for every exact algorithm, all ", M, " from ", d, " to ",
@@ -216,20 +241,27 @@ def _causal_ok(pt):
 
 
 def _flash_model(name, kind, causal, summary, source):
-    q = flash_counts(kind, causal)
+    dv = d_v if kind == "fa2" else None            # the forward of FlashAttention-2's order takes a value width
+    q = flash_counts(kind, causal, dv=dv)
     return Model(
-        name=name, summary=summary, quantities=q, params=(N, N_k, d, B_r, B_c),
-        divisible_forms=flash_counts(kind, causal, divisible=True), divisible_note=_divisible_note(causal),
+        name=name, summary=summary, quantities=q, params=(N, N_k, d) + ((d_v,) if dv else ()) + (B_r, B_c),
+        divisible_forms=flash_counts(kind, causal, divisible=True, dv=dv), divisible_note=_divisible_note(causal),
         regime=(Regime(note(sp.Le(B_r, N), " (divisible form: ", sp.Eq(B_c, B_r), ", ", sp.Eq(N_k, N), ")"),
                        le=((B_r, N),)) if causal
                 else Regime(note(sp.Le(B_r, N), ", ", sp.Le(B_c, N_k)), le=((B_r, N), (B_c, N_k)))),
         asymptotics_from_divisible=causal,
-        lower_bounds=_BWD_LB if kind == "bwd" else _FWD_LB,
-        defaults={"N": 4096, "N_k": 4096, "d": 64, "B_r": 128, "B_c": 128},
+        lower_bounds=_BWD_LB if kind == "bwd" else fwd_lower_bound(dv) if dv else _FWD_LB,
+        defaults={"N": 4096, "N_k": 4096, "d": 64, "B_r": 128, "B_c": 128, **({"d_v": 64} if dv else {})},
+        default_from={"d_v": "d"} if dv else {},
         source=source, validate=_causal_ok if causal else None,
         notes=((note("causal: a fully masked block is skipped, a block the diagonal crosses is loaded whole; "
-                     "query row ", _row, " sits at key position ", N_k - N + _row),) if causal else ()),
+                     "query row ", _row, " sits at key position ", N_k - N + _row),) if causal else ())
+        + ((_DV_NOTE,) if dv else ()),
     )
+
+
+_DV_NOTE = note(d_v, ": the width of ", _V, " and ", _O, " (", _Q, " and ", _K, " have ", d, "); ", sp.Eq(d_v, d),
+                " unless given, where the counts are those without it")
 
 
 _FLASH_KINDS = {

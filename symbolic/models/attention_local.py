@@ -43,7 +43,8 @@ the same numbers by running the loops, and ``verify/checks/attention_local.py`` 
 
 **FlashAttention-3** (``attention.fa3.fwd``, ``.causal``, ``.window``): the forward counts at the tiles
 ``tile_size_fwd_sm90`` returns (Dao-AILab/flash-attention @ ``0251105``, ``hopper/tile_size.h`` lines 10-54)
-for head dimension ``d`` (``d_v = d``), element size ``e`` bytes, its causal/local flags as ``mha_fwd`` sets
+for head dimensions ``d`` and ``d_v`` (``V``, ``O``; ``d`` unless given: DeepSeek-V3's 192/128 takes line 37),
+element size ``e`` bytes, its causal/local flags as ``mha_fwd`` sets
 them (``hopper/flash_api.cpp`` lines 796-805, 146-149), TMA loads, no softcap (``tile_size_fwd_sm90`` is called
 so at ``hopper/flash_api.cpp`` line 418).  FA3's forward is FlashAttention-2's loop order (one CTA per query
 block, ``hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp``), and its key-block ranges equal the visited set exactly
@@ -66,7 +67,7 @@ from ..notes import code, note, symbol
 from ..params import param
 from ..registry import ModelRef
 from ..shown_as import ShownAs
-from .attention import FA2_SOURCE, B_c, B_r, N, N_k, d, flash_counts
+from .attention import FA2_SOURCE, B_c, B_r, N, N_k, d, d_v, flash_counts
 
 __all__ = ["W_l", "W_r", "C", "e", "NestedFloorSum", "ShownSum", "nested_floor_sum", "MAX_RESIDUES",
            "window_counts", "chunk_counts", "divisible_window", "divisible_chunk", "fa3_tiles", "FA3Tile", "fa3_window_flags", "fa3_flags", "fa3_tile_nodes", "FA3_SOURCE",
@@ -296,25 +297,25 @@ def _per_block(n, b, n_c, b_c, hi, lo, index):
     return (pairs, cols, h * cols, h * sp.Min(1, sp.Max(0, hi + 1))), over     # it visits iff hi >= 0
 
 
-def _quantities(kind, fwd, bwd, visible, shown):
+def _quantities(kind, fwd, bwd, visible, shown, dv=d):
     """Reads, writes, FLOPs, FLOPs over visible elements and visited pairs from the forward sweep ``fwd``
     (over query blocks) or the backward one ``bwd`` (over key blocks); each prints as one sum over the blocks
-    (``shown``: the per-block terms and their sum)."""
+    (``shown``: the per-block terms and their sum).  ``dv``: the width of ``V`` and ``O`` (forward only)."""
     V, E, H, R = fwd if kind == "fwd" else bwd
     (v, e_, h, r), over = shown
     if kind == "fwd":
-        reads = (d * R + 2 * d * E, over(d * r + 2 * d * e_))
-        writes = (N * d + N, 0)
-        flops = (4 * d * H, over(4 * d * h))
+        reads = (d * R + (d + dv) * E, over(d * r + (d + dv) * e_))
+        writes = (N * dv + N, 0)
+        flops = (2 * (d + dv) * H, over(2 * (d + dv) * h))
     else:
         reads = (2 * N * d + 2 * d * R + (3 * d + 2) * E, 2 * N * d + over(2 * d * r + (3 * d + 2) * e_))
         writes = (N + N * d + d * E + 2 * d * N_k, N + N * d + 2 * d * N_k + over(d * e_))
         flops = (10 * d * H, over(10 * d * h))
-    const = N * d + N if kind == "fwd" else 2 * N * d + N + N * d + 2 * d * N_k
-    body = (d * r + 2 * d * e_) if kind == "fwd" else (2 * d * r + (4 * d + 2) * e_)
+    const = N * dv + N if kind == "fwd" else 2 * N * d + N + N * d + 2 * d * N_k
+    body = (d * r + (d + dv) * e_) if kind == "fwd" else (2 * d * r + (4 * d + 2) * e_)
     return {"reads": ShownSum(*reads),
             "writes": writes[0] if kind == "fwd" else ShownSum(*writes),
-            "flops": ShownSum(*flops), "flops_visible": (4 if kind == "fwd" else 10) * d * visible,
+            "flops": ShownSum(*flops), "flops_visible": (2 * (d + dv) if kind == "fwd" else 10 * d) * visible,
             "blocks": ShownSum(V, over(v)),
             "total": ShownSum(reads[0] + writes[0], const + over(body))}
 
@@ -323,8 +324,8 @@ _I = sp.Symbol("i", integer=True, nonnegative=True)     # a query block (bound i
 _J = sp.Symbol("j", integer=True, nonnegative=True)     # a key block
 
 
-def window_counts(kind: str) -> dict:
-    """The window model's quantities (``kind`` "fwd" or "bwd") in closed form."""
+def window_counts(kind: str, dv=d) -> dict:
+    """The window model's quantities (``kind`` "fwd" or "bwd") in closed form; ``dv`` the forward's value width."""
     D = N_k - N
     T_r, T_c = sp.ceiling(N / B_r), sp.ceiling(N_k / B_c)
     if kind == "fwd":
@@ -333,7 +334,7 @@ def window_counts(kind: str) -> dict:
                        sp.Max(0, sp.floor((D + m * B_r - W_l) / B_c)))
         shown = _per_block(N, B_r, N_k, B_c, sp.Min(T_c - 1, sp.floor((D + sp.Min((_I + 1) * B_r, N) - 1 + W_r) / B_c)),
                            sp.Max(0, sp.floor((D + _I * B_r - W_l) / B_c)), _I)
-        return _quantities(kind, sweep, None, _visible_window(), shown)
+        return _quantities(kind, sweep, None, _visible_window(), shown, dv)
     m = T_c - 1                                        # rows and keys exchanged: D -> -D, W_l <-> W_r
     sweep = _sweep(N_k, B_c, N, B_r, _Linear(B_c, -D + W_l + B_c - 1, B_r), _Linear(B_c, -D - W_r, B_r),
                    sp.Max(0, sp.floor((-D + m * B_c - W_r) / B_r)))
@@ -364,7 +365,7 @@ def chunk_counts(kind: str) -> dict:
 
 
 # ------------------------------------------------------------------------------------- divisible forms
-def divisible_window(kind: str) -> dict:
+def divisible_window(kind: str, dv=d) -> dict:
     """The window counts when ``B_c = B_r = B`` divides ``N = N_k``, ``W_l`` and ``W_r``, and ``W_l, W_r <= N - B``.
 
     Query block ``i`` (of ``T = N/B``) visits key blocks ``max(0, i - a) .. min(T - 1, i + b)`` with
@@ -374,7 +375,7 @@ def divisible_window(kind: str) -> dict:
     a, b = W_l / B, W_r / B
     V = (N / B) * (a + b + 1) - a * (a + 1) / 2 - b * (b + 1) / 2
     X = N * (W_l + W_r + 1) - W_l * (W_l + 1) / 2 - W_r * (W_r + 1) / 2
-    return _divisible_quantities(kind, V, X)
+    return _divisible_quantities(kind, V, X, dv)
 
 
 def divisible_chunk(kind: str) -> dict:
@@ -386,11 +387,11 @@ def divisible_chunk(kind: str) -> dict:
     return _divisible_quantities(kind, V, X)
 
 
-def _divisible_quantities(kind, V, X):
+def _divisible_quantities(kind, V, X, dv=d):
     B = B_r
     if kind == "fwd":          # every query block visits (N_k = N): Q once, K and V B rows per pair
-        return {"reads": N * d + 2 * d * B * V, "writes": N * d + N, "flops": 4 * d * B**2 * V,
-                "flops_visible": 4 * d * X, "blocks": V}
+        return {"reads": N * d + (d + dv) * B * V, "writes": N * dv + N, "flops": 2 * (d + dv) * B**2 * V,
+                "flops_visible": 2 * (d + dv) * X, "blocks": V}
     return {"reads": 2 * N * d + 2 * d * N + (3 * d + 2) * B * V, "writes": N + N * d + d * B * V + 2 * d * N,
             "flops": 10 * d * B**2 * V, "flops_visible": 10 * d * X, "blocks": V}
 
@@ -426,8 +427,9 @@ def _asymptotic_notes(forms, regime):
 
 
 def _local_model(name, summary, kind, mask):
-    q = window_counts(kind) if mask == "window" else chunk_counts(kind)
-    forms = divisible_window(kind) if mask == "window" else divisible_chunk(kind)
+    dv = d_v if (kind, mask) == ("fwd", "window") else d      # the forward window takes a value width
+    q = window_counts(kind, dv) if mask == "window" else chunk_counts(kind)
+    forms = divisible_window(kind, dv) if mask == "window" else divisible_chunk(kind)
     regime = _WINDOW_REGIME if mask == "window" else _CHUNK_REGIME
     mask_params = (W_l, W_r) if mask == "window" else (C,)
     defaults = {"N": 32768, "N_k": 32768, "d": 128, "B_r": 128, "B_c": 128,
@@ -439,17 +441,24 @@ def _local_model(name, summary, kind, mask):
             note("chunk: key ", j, " is visible from position ", p, " iff it lies in the same chunk of ", C,
                  " positions and ", j <= p, " (Llama 4's chunked attention; FlashAttention-3's ", code("attention_chunk"),
                  " with a causal mask)"))
+    if dv is d_v:
+        defaults["d_v"] = defaults["d"]
     return Model(
-        name=name, summary=summary, quantities=q, params=(N, N_k, d, B_r, B_c) + mask_params, units=_UNITS,
+        name=name, summary=summary, quantities=q,
+        params=(N, N_k, d) + ((d_v,) if dv is d_v else ()) + (B_r, B_c) + mask_params, units=_UNITS,
         divisible_forms=forms,
         divisible_note=(note(_BLOCKS_EQUAL, " divides ", _N_EQ, ", ", W_l, " and ", W_r, ", and ",
                              sp.Le(W_l, N - B_r), ", ", sp.Le(W_r, N - B_r)) if mask == "window"
                         else note(_BLOCKS_EQUAL, " divides ", C, ", and ", C, " divides ", _N_EQ)),
         regime=regime, asymptotics_from_divisible=True,
-        defaults=defaults,
+        defaults=defaults, default_from={"d_v": "d"} if dv is d_v else {},
         source=FA2_SOURCE + (", Algorithm 1" if kind == "fwd" else ", Algorithm 2") + " with a local mask",
-        notes=(rule, _POSITION, _SEES_NOTHING, _asymptotic_notes(forms, regime)),
+        notes=(rule, _POSITION, _SEES_NOTHING, _asymptotic_notes(forms, regime)) + ((_DV,) if dv is d_v else ()),
     )
+
+
+_DV = note(d_v, ": the width of ", code("V"), " and ", code("O"), " (", code("Q"), " and ", code("K"), " have ", d,
+           "); ", sp.Eq(d_v, d), " unless given, where the counts are those without it")
 
 
 _LOCAL = {
@@ -475,26 +484,31 @@ flash_bwd_chunked = _local_ref("bwd", "chunk")
 
 # ------------------------------------------------------------------------------------- FlashAttention-3's tiles
 def fa3_tiles(causal, local):
-    """``(B_r, B_c, line)``: ``tile_size_fwd_sm90(d, d, causal, local, e)`` (hopper/tile_size.h:10-54, with
-    ``d_v = d``, no V column-major, TMA loads, no softcap) as SymPy ``Piecewise`` in ``d`` and ``e``, and the
-    line of the ``return`` it takes.  ``causal``/``local`` are SymPy booleans (or Python ones)."""
+    """``(B_r, B_c, line)``: ``tile_size_fwd_sm90(d, d_v, causal, local, e)`` (hopper/tile_size.h:10-54, no V
+    column-major, TMA loads, no softcap) as SymPy ``Piecewise`` in ``d``, ``d_v`` and ``e``, and the line of the
+    ``return`` it takes.  ``causal``/``local`` are SymPy booleans (or Python ones).  ``mha_fwd`` passes the head
+    dimensions rounded up (``hopper/flash_api.cpp``:563-564, 879: ``d_v`` by ``round_up_headdimv``, :511-518,
+    when it differs from ``d``), so the rows test ``d_v`` through its rounding: rounded ``== 512`` iff ``d_v >
+    256``, ``== 256`` iff ``192 < d_v <= 256``, ``<= 128`` iff ``d_v <= 128`` (with ``d_v = d`` the rounding of
+    ``d`` gives the same answers)."""
     causal, local = sp.sympify(causal), sp.sympify(local)
     n128 = sp.Or(causal, local)
-    two = [  # element_size == 2 (line 13): (bound on d, kBlockM, kBlockN, line)
-        (64, 192, sp.Piecewise((128, n128), (192, True), evaluate=False), 25),            # lines 24-25 (d_v = d: not 512, 256)
-        (96, 192, sp.Piecewise((128, local), (144, True), evaluate=False), 30),           # line 30
-        (128, 128, sp.Piecewise((128, n128), (176, True), evaluate=False), 33),           # lines 32-33
-        (192, 128, sp.Piecewise((96, local), (112, True), evaluate=False), 37),           # line 37 (d_v = d > 128: 112)
-        (256, 128, sp.Piecewise((64, local), (80, True), evaluate=False), 39),            # line 39
+    two = [  # element_size == 2 (line 13): (condition, kBlockM, kBlockN, line)
+        (sp.And(d <= 64, d_v > 256), 64, 64, 19),                                          # lines 18-19
+        (sp.And(d <= 64, d_v > 192), 128, 96, 21),                                         # lines 20-21
+        (d <= 64, 192, sp.Piecewise((128, n128), (192, True), evaluate=False), 25),        # lines 24-25
+        (d <= 96, 192, sp.Piecewise((128, local), (144, True), evaluate=False), 30),       # line 30
+        (d <= 128, 128, sp.Piecewise((128, n128), (176, True), evaluate=False), 33),       # lines 32-33
+        (d <= 192, 128, sp.Piecewise((96, local), (128, d_v <= 128), (112, True), evaluate=False), 37),  # line 37
+        (d <= 256, 128, sp.Piecewise((64, local), (80, True), evaluate=False), 39),        # line 39
     ]
     one = [  # FP8 (line 41)
-        (64, 192, 160, 43), (96, 192, 128, 45), (128, 128, 224, 47), (192, 128, 160, 49),
-        (256, 128, sp.Piecewise((64, local), (128, True), evaluate=False), 51),
+        (d <= 64, 192, 160, 43), (d <= 96, 192, 128, 45), (d <= 128, 128, 224, 47), (d <= 192, 128, 160, 49),
+        (d <= 256, 128, sp.Piecewise((64, local), (128, True), evaluate=False), 51),
     ]
 
     def table(col):
-        rows = [(r[col], sp.And(sp.Eq(e, 2), d <= r[0])) for r in two] + \
-               [(r[col], d <= r[0]) for r in one]
+        rows = [(r[col], sp.And(sp.Eq(e, 2), r[0])) for r in two] + [(r[col], r[0]) for r in one]
         return sp.Piecewise(*rows, evaluate=False)        # the rows as the source has them, not merged
     return table(1), table(2), table(3)
 
@@ -523,20 +537,20 @@ def fa3_flags(variant: str):
 
 
 class FA3Tile(ShownAs, sp.Function):
-    """``FA3Tile(column, d, e, variant, N, N_k, W_l, W_r)``: column 0 (kBlockM), 1 (kBlockN) or 2 (the source
+    """``FA3Tile(column, d, d_v, e, variant, N, N_k, W_l, W_r)``: column 0 (kBlockM), 1 (kBlockN) or 2 (the source
     line) of :func:`fa3_tiles` for the kernel variant 0 (full), 1 (causal) or 2 (window), as one node inside the
     count formulas.  It prints as ``B_r``, ``B_c`` (the model's ``B_r``/``B_c`` quantities show the table) and
     evaluates exactly from the table (``exact_value``), so the floor sums around it keep their O(log) evaluation
     (a ``Piecewise`` inside a floor's slope would not), and its arguments stay plain symbols."""
 
-    nargs = 8
+    nargs = 9
     is_integer = True
     is_positive = True
 
     @staticmethod
-    def exact_value(column, d_, e_, variant, n, n_k, w_l, w_r) -> int:
+    def exact_value(column, d_, dv_, e_, variant, n, n_k, w_l, w_r) -> int:
         causal, local = (f(N=n, N_k=n_k, W_l=w_l, W_r=w_r) for f in _compiled_flags(int(variant)))
-        return _tile_value(int(column), int(d_), int(e_), bool(causal), bool(local))
+        return _tile_value(int(column), int(d_), int(dv_), int(e_), bool(causal), bool(local))
 
     def _display(self):
         return sp.Symbol(("B_r", "B_c", "line")[int(self.args[0])], integer=True, positive=True)
@@ -546,7 +560,7 @@ def fa3_tile_nodes(variant: str) -> dict:
     """``{B_r: ..., B_c: ...}``: the :class:`FA3Tile` nodes the FA3 models (and their listings) put for the blocks."""
     k = _VARIANTS.index(variant)
     w = (W_l, W_r) if variant == "window" else (0, 0)
-    return {B_r: FA3Tile(0, d, e, k, N, N_k, *w), B_c: FA3Tile(1, d, e, k, N, N_k, *w)}
+    return {B_r: FA3Tile(0, d, d_v, e, k, N, N_k, *w), B_c: FA3Tile(1, d, d_v, e, k, N, N_k, *w)}
 
 
 @lru_cache(maxsize=None)
@@ -556,10 +570,10 @@ def _compiled_flags(variant: int):
 
 
 @lru_cache(maxsize=None)
-def _tile_value(column, d_, e_, causal, local) -> int:
+def _tile_value(column, d_, dv_, e_, causal, local) -> int:
     if e_ not in (1, 2) or not 1 <= d_ <= 256:
         raise BadInput("e" if e_ not in (1, 2) else "d", "outside FA3's tile table (e in 1, 2; d up to 256)")
-    return int(fa3_tiles(causal, local)[column].subs({d: d_, e: e_}))
+    return int(fa3_tiles(causal, local)[column].subs({d: d_, d_v: dv_, e: e_}))
 
 
 def _fa3_check(pt):
@@ -567,6 +581,14 @@ def _fa3_check(pt):
         raise BadInput("e", f"FA3's tile table has 2-byte (FP16/BF16) and 1-byte (FP8) rows, got e={pt['e']}")
     if pt["d"] > 256:
         raise BadInput("d", f"FA3's forward supports head dimensions up to 256, got d={pt['d']}")
+    d_, dv_ = pt["d"], pt["d_v"]
+    if dv_ != d_ and not (128 < d_ <= 192 and 96 < dv_ <= 128 or d_ <= 64 and dv_ <= 512):
+        raise BadInput("d_v", f"FA3 takes a V head dimension other than d only for 128 < d <= 192 with "
+                              f"96 < d_v <= 128, or d <= 64 with d_v <= 512 (hopper/flash_api.cpp:782-786); "
+                              f"got d={d_}, d_v={dv_}")
+    if dv_ > 256 and pt["e"] != 2:
+        raise BadInput("d_v", f"FA3 needs FP16/BF16 (e = 2) for d_v > 256 (hopper/flash_api.cpp:788-790), "
+                              f"got e={pt['e']}")
 
 
 def _fa3_causal_check(pt):
@@ -578,17 +600,17 @@ def _fa3_causal_check(pt):
 def _fa3_model(name, summary, variant):
     causal, local = fa3_flags(variant)
     if variant == "full":
-        base = flash_counts("fa2", False)
+        base = flash_counts("fa2", False, dv=d_v)
         forms = flash_counts("fa2", False, divisible=True)
         extra, check = (), _fa3_check
         row = note("not causal, not local")
     elif variant == "causal":
-        base = flash_counts("fa2", True)
+        base = flash_counts("fa2", True, dv=d_v)
         forms = flash_counts("fa2", True, divisible=True)
         extra, check = (), _fa3_causal_check
         row = note("causal")
     else:
-        base = window_counts("fwd")
+        base = window_counts("fwd", d_v)
         forms = divisible_window("fwd")
         extra, check = (W_l, W_r), _fa3_check
         row = note("local unless ", code("mha_fwd"), " makes the window causal or full; the formulas print its "
@@ -597,7 +619,7 @@ def _fa3_model(name, summary, variant):
     t_r, t_c, line = fa3_tiles(causal, local)
     q = {k: sp.sympify(v).subs(fa3_tile_nodes(variant)) for k, v in base.items()}
     if variant == "window":     # the flags' conditions are long: print the table's columns as functions
-        shown = [sp.Function(f)(d, e, N, N_k, W_l, W_r) for f in ("kBlockM", "kBlockN", "line")]
+        shown = [sp.Function(f)(d, d_v, e, N, N_k, W_l, W_r) for f in ("kBlockM", "kBlockN", "line")]
         t_r, t_c, line = (ShownSum(x, y) for x, y in zip((t_r, t_c, line), shown))
     q.update({"B_r": t_r, "B_c": t_c, "tile_line": line})
     at_128 = 176 if variant == "full" else 128          # kBlockN at 96 < d <= 128, e = 2 (lines 32-33)
@@ -612,23 +634,30 @@ def _fa3_model(name, summary, variant):
     else:
         regime = Regime(note(sp.Le(W_l, N), ", ", sp.Le(W_r, N)) + tiles_128, le=((d, N), (W_l, N), (W_r, N)))
     return Model(
-        name=name, summary=summary, quantities=q, params=(N, N_k, d, e) + extra,
+        name=name, summary=summary, quantities=q, params=(N, N_k, d, d_v, e) + extra,
         units={**_UNITS, "B_r": "rows", "B_c": "rows", "tile_line": "line"},
         divisible_forms=forms,
-        divisible_note=note("at ", sp.Eq(d, 128, evaluate=False), ", ", sp.Eq(e, 2, evaluate=False), " (",
+        divisible_note=note("at ", sp.Eq(d, 128, evaluate=False), ", ", sp.Eq(d_v, d, evaluate=False), ", ",
+                            sp.Eq(e, 2, evaluate=False), " (",
                             sp.Eq(t_rs, 128, evaluate=False), ", ", sp.Eq(t_cs, at_128, evaluate=False),
                             ") with the blocks dividing ", _N_EQ,
                             *((", ", W_l, " and ", W_r) if variant == "window" else ())),
         regime=regime, asymptotics_from_divisible=True,
-        defaults={"N": 32768, "N_k": 32768, "d": 128, "e": 2, **({"W_l": 4095, "W_r": 0} if extra else {})},
+        defaults={"N": 32768, "N_k": 32768, "d": 128, "d_v": 128, "e": 2,
+                  **({"W_l": 4095, "W_r": 0} if extra else {})},
+        default_from={"d_v": "d"},
         source=note(FA3_SOURCE, ", ", code("hopper/tile_size.h"), ":10-54 (", code("tile_size_fwd_sm90"), "), ",
                     code("hopper/flash_api.cpp"), ":418"),
         validate=check,
         notes=(note("tiles: ", code("B_r"), " is kBlockM and ", code("B_c"), " kBlockN of ",
                     code("tile_size_fwd_sm90"), " (", *row, "); ", code("tile_line"), " is the line of ",
                     code("hopper/tile_size.h"), " whose return it takes: 25, 30, 33, 37, 39 for 2-byte elements at head "
-                    "dimensions up to 64, 96, 128, 192, 256, and 43, 45, 47, 49, 51 for FP8; TMA loads, no softcap, "
-                    "the value head dimension equal to ", d),
+                    "dimensions up to 64, 96, 128, 192, 256 (19 and 21 for ", d_v, " above 256 and 192 at ",
+                    sp.Le(d, 64), "), and 43, 45, 47, 49, 51 for FP8; TMA loads, no softcap"),
+               note(d_v, ": the width of ", code("V"), " and ", code("O"), ", ", sp.Eq(d_v, d), " unless given; FA3 "
+                    "takes another only for ", sp.Lt(128, d), " up to 192 with ", d_v, " in 97 to 128 (DeepSeek-V3's "
+                    "192 and 128: 128 by 128 tiles, 128 by 96 local, line 37), or ", sp.Le(d, 64), " with ", d_v,
+                    " up to 512 (", code("hopper/flash_api.cpp"), ":782-786)"),
                note("the counts are FlashAttention-2's forward loop at those tiles: FA3 runs one CTA per query block "
                     "over the key blocks ", code("get_n_block_min_max"), " gives (", code("hopper/block.h"),
                     ":14-59), which are exactly the visited ones (", code("docs/attention-variants.md"), ")")),

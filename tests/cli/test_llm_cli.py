@@ -89,6 +89,13 @@ def test_output_file_refusal(capsys, tmp_path):
     tex = tmp_path / "step.tex"
     assert run(capsys, "llm", "llama-3.1-8b", "--format", "latex", "-o", str(tex))[0] == 0
     assert run(capsys, "llm", "llama-3.1-8b", "--format", "latex", "-o", str(tex))[0] == 0   # ours: rewritten
+    for fmt, name in (("markdown", "step.md"), ("text", "step.txt")):
+        f = tmp_path / name
+        assert run(capsys, "llm", "qwen2.5-7b", "--format", fmt, "-o", str(f))[0] == 0
+        assert run(capsys, "llm", "qwen2.5-7b", "--format", fmt, "-o", str(f))[0] == 0
+        f.write_text(f.read_text() + "a line added by hand\n")
+        rc, _, err = run(capsys, "llm", "qwen2.5-7b", "--format", fmt, "-o", str(f))
+        assert rc == 2 and "a line added by hand" in f.read_text()
 
 
 def test_split(capsys, tmp_path):

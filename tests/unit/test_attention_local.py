@@ -277,7 +277,8 @@ def test_divisible_forms_are_the_hand_derivation():
     T, a, b = N / B, W_l / B, W_r / B
     V = T * (a + b + 1) - a * (a + 1) / 2 - b * (b + 1) / 2
     assert sp.simplify(models.fa2_fwd_window.divisible()["blocks"] - V) == 0
-    assert sp.simplify(models.fa2_fwd_window.divisible()["reads"] - (N * d + 2 * d * B * V)) == 0
+    d_v = models.d_v                       # V as wide as K here (its default); d_v != d: test_attention_dv.py
+    assert sp.simplify(models.fa2_fwd_window.divisible()["reads"].subs(d_v, d) - (N * d + 2 * d * B * V)) == 0
     Vc = (N / C) * (C / B) * (C / B + 1) / 2
     assert sp.simplify(models.fa2_fwd_chunked.divisible()["flops"] - 4 * d * B**2 * Vc) == 0
     # and the divisible forms are the exact counts at divisible points
@@ -286,6 +287,7 @@ def test_divisible_forms_are_the_hand_derivation():
         pt = dict(N=2048, N_k=2048, d=8, B_r=64, B_c=64, **extra)
         exact = ref.evaluate(**pt)
         subs = {ref.param(k): v for k, v in pt.items() if k in {p.name for p in ref.params}}
+        subs[models.d_v] = pt["d"]
         for q, form in ref.divisible().items():
             assert form.subs(subs) == exact[q], (ref.name, q)
 
@@ -295,11 +297,13 @@ def test_leading_terms_show_the_window():
     N, d, B = causal_models.N, causal_models.d, causal_models.B_r
     W_l, W_r, C = models.W_l, models.W_r, models.C
     m = models.fa2_fwd_window.model
-    assert sp.simplify(m.leading() - (2 * N * d * (W_l + W_r) / B + 4 * N * d)) == 0
-    assert sp.simplify(m.theta() - (N * d + N * d * W_l / B + N * d * W_r / B)) == 0
+    d_v = models.d_v                       # the forward's V width: at its default, d
+    assert sp.simplify(m.leading() - ((d + d_v) * N * (W_l + W_r) / B + 2 * N * (d + d_v))) == 0
+    assert sp.simplify(m.leading().subs(d_v, d) - (2 * N * d * (W_l + W_r) / B + 4 * N * d)) == 0
+    assert sp.simplify(m.theta() - (N * (d + d_v) + N * (d + d_v) * W_l / B + N * (d + d_v) * W_r / B)) == 0
     assert sp.simplify(models.fa2_fwd_chunked.model.leading() - C * N * d / B) == 0
     text = " ".join(str(n) for n in m.notes)
-    assert "flops_visible ~ 4*N*W_l*d + 4*N*W_r*d" in text
+    assert "flops_visible ~ 2*N*W_l*d + 2*N*W_l*d_v + 2*N*W_r*d + 2*N*W_r*d_v" in text
 
 
 def test_exact_at_ten_to_the_thirty():

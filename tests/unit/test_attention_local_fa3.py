@@ -175,12 +175,15 @@ def test_the_tile_table_rows(key):
 
 
 def test_the_two_transcriptions_of_the_table_agree():
-    """numeric.fa3_blocks (branches) and the models' Piecewise (symbolic), every head dimension 1..256."""
+    """numeric.fa3_blocks (branches, at the head dimensions mha_fwd rounds) and the models' Piecewise (symbolic),
+    every head dimension 1..256 with d_v = d, and every value width FA3 admits besides (flash_api.cpp:782-786)."""
+    pairs = [(d, d) for d in range(1, 257)] + [(d, dv) for d in range(129, 193) for dv in range(97, 129)] + \
+        [(d, dv) for d in (1, 33, 64) for dv in range(1, 513)]
     for causal, local in ((False, False), (True, False), (False, True)):
-        tables = [sp.lambdify((models.d, models.e), x, "math") for x in models.fa3_tiles(causal, local)]
-        for e, d in itertools.product((1, 2), range(1, 257)):
-            t = F.tile_size_fwd_sm90(d, d, causal, local, e)
-            assert tuple(int(f(d, e)) for f in tables) == (t.kBlockM, t.kBlockN, t.line), (d, e, causal, local)
+        tables = [sp.lambdify((models.d, models.d_v, models.e), x, "math") for x in models.fa3_tiles(causal, local)]
+        for e, (d, dv) in itertools.product((1, 2), pairs):
+            t = F.tile_size_fwd_sm90(*F.headdims_rounded(d, dv), causal, local, e)
+            assert tuple(int(f(d, dv, e)) for f in tables) == (t.kBlockM, t.kBlockN, t.line), (d, dv, e, causal, local)
 
 
 def test_fa3_models_count_fa2_at_the_tiles_and_say_which_row():

@@ -104,3 +104,14 @@ def test_a_path_reads_like_the_name(tmp_path):
     p = tmp_path / "config.json"
     p.write_text(json.dumps(_fields("qwen2.5-7b")))
     assert load_config(str(p)).param_count() == load_config("qwen2.5-7b").param_count()
+
+
+def test_qwen3_reader():
+    # Qwen/Qwen3-8B's config.json fields as its model card states them: 36 layers, 32 query / 8 KV heads, head_dim
+    # 128, intermediate 12288; the card: 8.2B parameters, 6.95B without the embeddings
+    c = read_config({"model_type": "qwen3", "hidden_size": 4096, "num_hidden_layers": 36, "num_attention_heads": 32,
+                     "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 12288, "vocab_size": 151936,
+                     "max_position_embeddings": 40960, "tie_word_embeddings": False, "rope_theta": 1000000})
+    assert c.qk_norm and not c.qkv_bias and c.unused == ("rope_theta",)
+    assert abs(c.param_count() - 8.2e9) <= 0.05e9
+    assert abs(c.param_count() - 2 * 151936 * 4096 - 6.95e9) <= 0.005e9

@@ -1,5 +1,6 @@
 """The restated peers (bench/peers/) against figures derived by hand from each peer's formula, and against the
-one upstream example output that prints the quantities restated (llm-analysis's ``examples/llama/outputs_infer_ideal``).
+upstream example outputs that print the quantities restated: llm-analysis's ``examples/llama/outputs_infer_ideal``
+and GenZ's ``tests/golden/mixtral_8x7b_{decode,prefill}_on_GH200.csv`` (LLM-Viewer's notebooks print no figures).
 
 Each expected value is written out from the cited source line, not from the restatement: a toy config (hidden 8,
 4 heads, 2 KV heads, head size 2, intermediate 28, so intermediate/hidden = 3.5 as llm-analysis's reader needs).
@@ -182,6 +183,63 @@ def test_genz_prefill_flash_is_compulsory_traffic():
     assert attend.bytes == (B * 8 * s * 128 + B * 32 * s * 128) * 2
     emb = _row(ops, "embeddings")                                              # one-hot (B, s, V) input GEMM
     assert emb.bytes == (B * s * 128256 + 4096 * 128256 + B * s * 4096) * 2
+
+
+#: abhibambhaniya/GenZ-LLM-Analyzer tests/golden/mixtral_8x7b_decode_on_GH200.csv @091bdd0: one MoE decode layer,
+#: create_inference_moe_decode_layer(1024, "mixtral_8x7b") (output_gen_tokens = 32) on System(offchip_mem_bw=4900,
+#: memory_efficiency=0.8, bits='bf16') (tests/test_model_df_analysis.py:71-90): per row Num ops (MFLOP), the three
+#: tensors (MB = 2**20 B) and Memory time (msec), as the file has them
+GENZ_GOLDEN = (
+    ("QKV", 50.331648, 0.0078125, 48.0, 0.01171875, 0.01195923271092698),
+    ("Logit Pre", 8.388608, 0.0078125, 2.0, 0.0625, 0.0005030145450514189),
+    ("Logit Suf", 0.262144, 0.0078125, 0.0625, 0.001953125, 1.623246675175604e-05),
+    ("Attend Pre", 8.388608, 0.0625, 2.0, 0.0078125, 0.0005030145450514189),
+    ("Attend Suf", 0.262144, 0.001953125, 0.0625, 0.0078125, 1.623246675175604e-05),
+    ("Out Proj", 33.554432, 0.0078125, 32.0, 0.0078125, 0.007972998413639545),
+    ("Gate", 0.065536, 0.0078125, 0.0625, 1.52587890625e-05, 1.7520268352664246e-05),
+    ("up+gate", 469.762048, 0.0078125, 448.0, 0.109375, 0.1116150901431129),
+    ("down", 234.881024, 0.0546875, 224.0, 0.0078125, 0.055807809981088786),
+)
+
+
+def test_genz_restatement_reproduces_its_golden_output():
+    """Every row's FLOPs exactly, and its memory time as the off-chip bytes the restatement charges over 4900 GiB/s
+    plus the rest (the on-chip tensors) over the default 18000 GiB/s (system.py:10-11; Unit's GB is 2**30),
+    both at memory_efficiency 0.8 (operator_base.py:270): the residency of every tensor is right."""
+    rows = [r for r in genz.layers("mixtral-8x7b", phase="decode", batch=1, seq=1024, output_gen_tokens=32)
+            if r.name != "classifier"]             # the golden is one layer: no LM head
+    assert [r.name for r in rows] == [g[0] for g in GENZ_GOLDEN]
+    off_bw, on_bw = 4900 * 2**30 * 0.8, 18000 * 2**30 * 0.8
+    for r, (name, mflop, a, w, c, ms) in zip(rows, GENZ_GOLDEN):
+        assert r.flops == round(mflop * 10**6), name
+        on_chip = (a + w + c) * 2**20 - r.bytes
+        assert on_chip >= 0, name
+        assert r.bytes / off_bw + on_chip / on_bw == pytest.approx(ms * 1e-3, rel=1e-12), name
+
+
+#: ... tests/golden/mixtral_8x7b_prefill_on_GH200.csv @091bdd0: create_inference_moe_prefill_layer(1024,
+#: "mixtral_8x7b") on the same system (tests/test_model_df_analysis.py:49-69)
+GENZ_GOLDEN_PREFILL = (
+    ("QKV", 51539.607552, 8.0, 48.0, 12.0, 0.016940369897959183),
+    ("Logit", 8589.934592, 8.0, 2.0, 64.0, 0.006831508645124717),
+    ("Attend", 8589.934592, 64.0, 2.0, 8.0, 0.006831508645124716),
+    ("Out Proj", 34359.738368, 8.0, 32.0, 8.0, 0.011957908163265307),
+    ("Gate", 67.108864, 8.0, 0.0625, 0.015625, 0.002012447435028699),
+    ("up+gate", 481036.337152, 2.0, 1792.0, 112.0, 0.47482860331632654),
+    ("down", 240518.168576, 56.0, 896.0, 2.0, 0.23766342474489796),
+)
+
+
+def test_genz_prefill_restatement_reproduces_its_golden_output():
+    """Prefill: S kept on chip by Logit, P read from chip by Attend (C_onchip, A_onchip), the rest off chip."""
+    rows = [r for r in genz.layers("mixtral-8x7b", phase="prefill", batch=1, seq=1024)
+            if r.name not in ("embeddings", "classifier")]
+    assert [r.name for r in rows] == [g[0] for g in GENZ_GOLDEN_PREFILL]
+    off_bw, on_bw = 4900 * 2**30 * 0.8, 18000 * 2**30 * 0.8
+    for r, (name, mflop, a, w, c, ms) in zip(rows, GENZ_GOLDEN_PREFILL):
+        assert r.flops == round(mflop * 10**6), name
+        on_chip = (a + w + c) * 2**20 - r.bytes
+        assert r.bytes / off_bw + on_chip / on_bw == pytest.approx(ms * 1e-3, rel=1e-12), name
 
 
 def test_genz_deepseek_decode_uses_the_dense_width_per_expert():

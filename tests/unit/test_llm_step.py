@@ -115,6 +115,14 @@ def test_deepseek_layers_and_rows():
     a = [o for o in s.ops if o.model == "decode.mla"]
     assert {o.count for o in a} == {3, 58} and a[0].params["d_c"] == 512 and a[0].params["N_k"] == 4096
     assert _op(s, "experts gate/up").params["E"] == 256
+    # prefill: query/key width 192, value width 128 (the flash forward's d_v); pending until the model has d_v
+    p = step("deepseek-v3", phase="prefill", new_tokens=512)
+    att = [o for o in p.ops if o.name.startswith("attention")]
+    assert {(o.params["d"], o.params["d_v"]) for o in att} == {(192, 128)}
+    assert {o.count for o in att} == {3 * 128, 58 * 128}
+    from symbolic import registry
+    if "d_v" not in {q.name for q in registry.get("attention.fa3.fwd.causal").params}:
+        assert all(o.why.startswith("pending: needs attention.fa3.fwd.causal with d_v") for o in att)
 
 
 def test_bad_inputs_name_the_option():
@@ -138,3 +146,50 @@ def test_totals_add_up():
     assert s.totals["bytes"] == sum(o.count * o.bytes for o in done)
     assert s.totals["time_s"] == pytest.approx(sum(o.count * o.time_s for o in done))
     assert s.totals["tokens_per_s"] == pytest.approx(2 / s.totals["time_s"])
+
+
+def test_pending_rows_switch_on_when_the_model_registers(monkeypatch):
+    """A windowed decode layer needs decode.packed.window (``W_l``); until it is registered the row says so and
+    the totals leave it out; once a model of that name and parameter is in the registry, the row uses it."""
+    from types import SimpleNamespace
+
+    from symbolic import registry
+    from symbolic.registry import ModelRef
+
+    kw = dict(context=9000)                                        # beyond Mistral's 4096 window: it binds
+    if "decode.packed.window" not in registry.names():
+        s = step("mistral-7b", **kw)
+        a = _op(s, "attention (windowed decode)")
+        assert a.pending and a.why.startswith("pending: needs decode.packed.window")
+        assert any("pending" in n for n in s.notes)
+        assert s.totals["bytes"] == sum(o.count * o.bytes for o in s.ops if not o.pending)
+
+    packed = registry.get("decode.packed")
+
+    class StandIn:                                                 # the packed model, with a W_l it ignores
+        name = "decode.packed.window"
+        params = tuple(packed.params) + (SimpleNamespace(name="W_l"),)
+
+        def evaluate(self, **p):
+            p.pop("W_l")
+            return packed.evaluate(**p)
+
+    found = {**registry._refs(), "decode.packed.window": ModelRef("decode.packed.window", "stand-in", StandIn)}
+    monkeypatch.setattr(registry, "_refs", lambda: found)
+    a = _op(step("mistral-7b", **kw), "attention (windowed decode)")
+    assert not a.pending and a.model == "decode.packed.window" and a.params["W_l"] == 4095
+    assert a.bytes == packed.evaluate(**{k: v for k, v in a.params.items() if k != "W_l"})["bytes"]
+
+
+def test_window_that_does_not_bind_uses_the_plain_model():
+    a = _op(step("mistral-7b", context=1000), "attention (decode)")
+    assert a.model == "decode.packed" and "does not bind" in a.why
+
+
+def test_qwen3_qk_norm_rows():
+    from tuning.llm.configs import read_config
+    c = read_config({"model_type": "qwen3", "hidden_size": 4096, "num_hidden_layers": 36, "num_attention_heads": 32,
+                     "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 12288, "vocab_size": 151936,
+                     "max_position_embeddings": 40960})
+    n = _op(step(c, batch=2), "q/k norm")
+    assert n.model == "norm.rms" and n.params["M"] == 2 * (32 + 8) and n.params["N"] == 128

@@ -79,7 +79,9 @@ def test_fa3_prediction_is_the_roofline_by_hand():
     (r,) = [r for r in published.ROWS if r.key == "fa3-bf16-d128"]
     pred, _ = published.predict(r)
     assert pred == Fraction(4 * N * N * d * H) / t / 10**12
-    assert Bc == 176                                        # hopper/tile_size.h:33, the tile the model reports
+    from symbolic import registry                           # the tiles: hopper/tile_size.h:32-33 (128 x 176)
+    v = registry.get("attention.fa3.fwd").evaluate(N=N, N_k=N, d=d, e=2)
+    assert (v["B_r"], v["B_c"]) == (Br, Bc)
 
 
 def test_docs_published_table_is_what_the_script_prints():

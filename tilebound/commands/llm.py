@@ -109,9 +109,10 @@ def tables(st, checks=None, explain: bool = False) -> list:
         rows.append((lt, t["layers"], Measure(t["bytes"], "B"), fmt_si(t["flops"], "FLOP"), Measure(t["time_s"], "s")))
     T = st.totals
     rows.append(("step", st.config.layers, Measure(T["bytes"], "B"), fmt_si(T["flops"], "FLOP"), Measure(T["time_s"], "s")))
-    notes = [f"KV cache at {s['N_k']:,} tokens x {s['batch']} sequences ({s['kv_dtype']}): "
+    seqs, toks = s["batch"], s["batch"] * s["new_tokens"]
+    notes = [f"KV cache at {s['N_k']:,} token{'s' if s['N_k'] != 1 else ''} x {seqs} sequence{'s' if seqs != 1 else ''} ({s['kv_dtype']}): "
              f"{T['kv_cache_bytes']:,} B per GPU",
-             f"tokens/s: {T['tokens_per_s']:.1f} ({s['batch'] * s['new_tokens']:,} tokens in the step)"
+             f"tokens/s: {T['tokens_per_s']:.1f} ({toks:,} token{'s' if toks != 1 else ''} in the step)"
              if T["tokens_per_s"] else "tokens/s: -"]
     if checks is not None:
         counts: dict = {}
@@ -209,14 +210,14 @@ def run(args, out) -> int:
         output.write_text(path, text, force=args.force)
     elif fmt == "text":
         output.write_text(path, text, force=args.force, comment="#")
-    else:
-        _write_plain(path, text, args.force)
+    else:                                      # Markdown: the marker as an HTML comment, so it renders as nothing
+        _write_plain(path, output.marker_line(text, "<!--") + " -->\n" + text, args.force)
     return 1 if checks and any(not r.ok for r in checks) else 0
 
 
 def _write_plain(path: str, text: str, force: bool) -> None:
-    """Text, Markdown and JSON files are written atomically; JSON has no comment for the marker, so
-    ownership rests on the path check made before any work (``tilebound.output.check_path``)."""
+    """``text`` written atomically as it is.  JSON has no comment to hold the marker, so a JSON file is never
+    known to be tilebound's: writing over one takes ``--force`` (``tilebound.output.check_path``)."""
     from .. import output
     output.write_with(path, lambda tmp: open(tmp, "w", encoding="utf-8").write(text), force=force)
 

@@ -109,7 +109,8 @@ class Step:
         """``{"ops": [...], "totals": {...}, "layer_types": {...}, "notes": [...], "settings": {...}}``; exact
         counts as ints (a Fraction as ``"p/q"``), times as floats."""
         ops = [{"name": o.name, "model": o.model, "params": {k: _param_json(v) for k, v in o.params.items()},
-                "count": o.count, "bytes": _exact(o.bytes), "flops": _exact(o.flops), "time_s": o.time_s,
+                "count": o.count, "bytes": _exact(o.bytes), "flops": _exact(o.flops),
+                "intensity": None if o.intensity is None else float(o.intensity), "time_s": o.time_s,
                 "step_time_s": None if o.pending else o.step_time_s, "bound": o.bound, "layer_type": o.layer_type,
                 "why": o.why} for o in self.ops]
         tot = {k: (_exact(v) if k in ("bytes", "flops", "kv_cache_bytes") else v) for k, v in self.totals.items()}
@@ -223,7 +224,11 @@ class _Builder:
                      f"{why}; {w} weights: {model} at a 128 x 128 tile, K-step 128 (DeepGEMM's BLOCK_K, "
                      "sm90_fp8_gemm_1d2d.cuh:58)", peak_dtype=w)
             return
-        c, hw = _best_gemm(self.pr.gpu.name, M, N, K)
+        try:
+            c, hw = _best_gemm(self.pr.gpu.name, M, N, K)
+        except BadInput as exc:
+            raise BadInput("batch" if exc.param in ("M", "shape") else exc.param,
+                           f"{name} ({M:,} x {N:,} x {K:,}): {exc.problem}") from None
         picked = "" if hw == self.pr.gpu.name else f" (picked on {hw}'s time model: none for {self.pr.gpu.name})"
         self.add(name, "gemm.tiled", {"M": M, "N": N, "K": K, "B_M": c.B_M, "B_N": c.B_N, "B_K": c.B_K}, count,
                  layer_type, f"{why}; the schedule space's best config {c}{picked} (tuning/schedule.py)",
@@ -330,7 +335,11 @@ class _Builder:
         from tuning.splits import fa2_block_n, fa2_num_splits
         B, L, N_k = self.B, self.L, self.N_k
         Bn = fa2_block_n(d)
-        S = fa2_num_splits(B, H, Hkv, L, N_k, d, self.pr.gpu.sms)
+        try:
+            S = fa2_num_splits(B, H, Hkv, L, N_k, d, self.pr.gpu.sms)
+        except BadInput as exc:                        # the rule's own names, as the command line's options
+            raise BadInput({"B": "batch", "N_k": "context"}.get(exc.param, exc.param),
+                           f"FlashAttention-2's split rule: {exc.problem}") from None
         p = {"B": B, "H": H, "H_kv": Hkv, "L_q": L, "N_k": N_k, "d": d, "d_v": d, "B_n": Bn, "S": S}
         why = (f"FlashAttention-2's split-KV decode, GQA packed: key block B_n = {Bn} for d = {d} "
                f"(flash_api.cpp:323), S = {S} by its num_splits_heuristic on {self.pr.gpu.sms} SMs "
@@ -340,7 +349,9 @@ class _Builder:
                           "for the GQA decode attention (an upper bound on its traffic)")
         if window and N_k > W + L:
             self.add("attention (windowed decode)", "decode.packed.window", {**p, "W_l": W}, n, lt,
-                     why + f"; sliding window W_l = {W}: query i sees keys pos - {W} .. pos")
+                     why + f"; sliding window W_l = {W}: query i sees keys pos - {W} .. pos, the splits cut from the "
+                     "whole cache and clipped to the window as FA2 cuts them; packed (FA2's own mha_fwd drops its GQA "
+                     "swap under a window: decode.unpacked.window counts that grid)")
         else:
             extra = f"; the window (W_l = {W}) covers all {N_k} keys, so it does not bind" if window else ""
             self.add("attention (decode)", "decode.packed", p, n, lt, why + extra)
@@ -365,11 +376,12 @@ class _Builder:
                          f"FlashAttention-3 forward on Hopper at its shipped tiles (tile_size_fwd_sm90, "
                          f"hopper/tile_size.h), causal; one run per head: {per}", bytes_from="total", needs=needs)
             return
-        # FA2 forward tiles (csrc/flash_attn/src/flash_fwd_launch_template.h, run_mha_fwd_hdim*): 128 x 128 for
-        # d <= 64, else 128 x 64 on sm80
+        # FA2 forward tiles (Dao-AILab/flash-attention @ 01afd16, csrc/flash_attn/src/flash_fwd_launch_template.h,
+        # run_mha_fwd_hdim32 .. hdim256, no dropout, not sm86/89): 128 x 128 for d <= 64, else 128 x 64 (hdim256
+        # on A100's shared memory too)
         Br, Bc = 128, (128 if d <= 64 else 64)
         tiles = (f"FlashAttention-2 forward (not Hopper: FA3 runs on sm90 only) at its sm80 tiles B_r = {Br}, "
-                 f"B_c = {Bc} (flash_fwd_launch_template.h, run_mha_fwd_hdim{_hdim(d)}); one run per head: {per}")
+                 f"B_c = {Bc} (flash_fwd_launch_template.h @ 01afd16, run_mha_fwd_hdim{_hdim(d)}); one run per head: {per}")
         if window and N_k > W + 1:
             self.add("attention (windowed prefill)", "attention.fa2.fwd.window",
                      {"N": L, "N_k": N_k, "d": d, "B_r": Br, "B_c": Bc, "W_l": W, "W_r": 0}, count, lt,
@@ -511,6 +523,9 @@ def step(config, *, gpu="H100", phase="decode", batch=1, context=0, new_tokens=1
     ops = tuple(b.ops)
     notes.append("the embedding lookup (a gather of one row per token) is not priced; nor are the bias adds, "
                  "sampling and the all-gather of the LM head's logits under --tp")
+    if cfg.mla:
+        notes.append("MLA prefill runs the non-absorbed form (K and V up-projected from the latent, kv_b); decode "
+                     "the absorbed one (W_UK, W_UV per head around FlashMLA)")
     pending = [o for o in ops if o.pending]
     if pending:
         notes.append(f"totals leave out {len(pending)} pending row(s): "

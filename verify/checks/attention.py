@@ -2,7 +2,10 @@
 :mod:`numeric.attention` (count-only mode), reads, writes and FLOPs, exactly.
 
 Each :class:`~verify.core.Check` names its model object and its executor function; a point's keys
-are the model's parameter names (``N, N_k, d, B_r, B_c``; ``N, d, M`` for the paper's blocks).
+are the model's parameter names (``N, N_k, d, B_r, B_c``; ``N, d, M`` for the paper's blocks; the
+FlashAttention-2 forwards add ``d_v``, the width of ``V`` and ``O``: their grids hold points without it,
+where it takes ``d``'s value, and points with ``d_v != d``, DeepSeek-V3's ``d = 192``, ``d_v = 128`` among
+them, and hypothesis draws it half the time).
 
 Pinned points cover size 1, a block larger than the size, the causal diagonal (blocks that the
 diagonal crosses and blocks it skips), ``N_k != N`` (decode against a cache) and sizes the blocks
@@ -46,8 +49,10 @@ def fa1_forward(p, causal=False):
 
 
 def fa2_forward(p, causal=False):
-    """FlashAttention forward in FlashAttention-2's order (outer loop over query blocks), count-only."""
-    return _counts(ex.count_flash_forward(p["N"], p["N_k"], p["d"], p["B_r"], p["B_c"], causal, order="fa2"))
+    """FlashAttention forward in FlashAttention-2's order (outer loop over query blocks), count-only; ``V``
+    ``d_v`` wide when the point says so (else ``d``, the model's default)."""
+    return _counts(ex.count_flash_forward(p["N"], p["N_k"], p["d"], p["B_r"], p["B_c"], causal, order="fa2",
+                                          d_v=p.get("d_v")))
 
 
 def flash_backward(p, causal=False):
@@ -115,6 +120,28 @@ def _causal_grid(full):
     return [p for p in _blocked_grid(full) if p["N_k"] >= p["N"]]
 
 
+#: (N, N_k, d, d_v, B_r, B_c): value widths other than d
+_DV_POINTS = [
+    (4096, 4096, 192, 128, 128, 128),   # DeepSeek-V3 prefill (FA3's tile for 192/128)
+    (4096, 8192, 192, 128, 128, 112),   # against a cache, the d_v = d tile
+    (300, 300, 64, 512, 64, 100),       # d_v > d (FA3 admits it for d <= 64), blocks that don't divide
+    (77, 513, 32, 1, 16, 50),           # d_v = 1
+    (1, 1000, 576, 512, 64, 128),       # MLA-like decode widths
+    (10**30, 10**30, 192, 128, 10**28, 10**27),   # count-only at 10**30
+]
+
+
+def _dv_grid(grid):
+    def dv(full):
+        pts = list(grid(full))
+        causal = all(p["N_k"] >= p["N"] for p in pts)
+        extra = [dict(N=n, N_k=nk, d=d_, d_v=dv_, B_r=br, B_c=bc) for n, nk, d_, dv_, br, bc in _DV_POINTS
+                 if not causal or nk >= n]
+        extra += [{**p, "d_v": p["d"]} for p in pts[:4]] + [{**p, "d_v": 2 * p["d"] + 1} for p in pts]
+        return pts + extra
+    return dv
+
+
 def _standard_grid(full):
     sizes = [(1, 1, 1), (1, 1000, 64), (7, 3, 5), (300, 300, 64), (77, 513, 32), (4096, 4096, 64),
              (1024, 1024, 64), (4096, 8192, 128)]
@@ -131,7 +158,7 @@ def _paper_grid(full):
     return [dict(N=n, d=d, M=m) for n, d, m in pts]
 
 
-def _blocked_points(causal=False):
+def _blocked_points(causal=False, dv=False):
     from hypothesis import strategies as st
 
     @st.composite
@@ -141,7 +168,10 @@ def _blocked_points(causal=False):
         d = draw(st.integers(1, 80))
         B_r = draw(st.integers(max(1, N // 40), N + 24))
         B_c = draw(st.integers(max(1, N_k // 40), N_k + 24))
-        return dict(N=N, N_k=N_k, d=d, B_r=B_r, B_c=B_c)
+        p = dict(N=N, N_k=N_k, d=d, B_r=B_r, B_c=B_c)
+        if dv and draw(st.booleans()):
+            p["d_v"] = draw(st.integers(1, 200))
+        return p
     return points()
 
 
@@ -172,10 +202,11 @@ def _standard(model, execute):
                  size=_size, description="reads, writes, flops of the standard kernels")
 
 
-def _flash(model, execute, causal):
-    return Check(model, execute, _causal_grid if causal else _blocked_grid,
-                 strategy=partial(_blocked_points, causal), draws=25, draws_full=300, size=_size,
-                 description="reads, writes, flops vs the tiled executor")
+def _flash(model, execute, causal, dv=False):
+    grid = _causal_grid if causal else _blocked_grid
+    return Check(model, execute, _dv_grid(grid) if dv else grid,
+                 strategy=partial(_blocked_points, causal, dv), draws=25, draws_full=300, size=_size,
+                 description="reads, writes, flops vs the tiled executor" + (", V of width d_v" if dv else ""))
 
 
 def _paper(model, execute):
@@ -187,10 +218,10 @@ CHECKS = [
     _standard(models.standard_fwd, standard_forward),
     _standard(models.standard_bwd, standard_backward),
     _flash(models.fa1_fwd, fa1_forward, causal=False),
-    _flash(models.fa2_fwd, fa2_forward, causal=False),
+    _flash(models.fa2_fwd, fa2_forward, causal=False, dv=True),
     _flash(models.flash_bwd, flash_backward, causal=False),
     _flash(models.fa1_fwd_causal, fa1_forward_causal, causal=True),
-    _flash(models.fa2_fwd_causal, fa2_forward_causal, causal=True),
+    _flash(models.fa2_fwd_causal, fa2_forward_causal, causal=True, dv=True),
     _flash(models.flash_bwd_causal, flash_backward_causal, causal=True),
     _paper(models.fa1_fwd_paper, fa1_forward_paper),
     _paper(models.fa2_fwd_paper, fa2_forward_paper),

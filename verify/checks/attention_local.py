@@ -30,8 +30,9 @@ _LOCAL = ("reads", "writes", "flops", "flops_visible", "blocks")
 
 # ------------------------------------------------------------------------------------------ executors
 def _run(kind, p, mask):
-    count = ex.count_local_forward if kind == "fwd" else ex.count_local_backward
-    return count(p["N"], p["N_k"], p["d"], p["B_r"], p["B_c"], mask).counts()
+    if kind == "fwd":
+        return ex.count_local_forward(p["N"], p["N_k"], p["d"], p["B_r"], p["B_c"], mask, d_v=p.get("d_v")).counts()
+    return ex.count_local_backward(p["N"], p["N_k"], p["d"], p["B_r"], p["B_c"], mask).counts()
 
 
 def window_forward(p):
@@ -52,17 +53,20 @@ def chunked_backward(p):
 
 def fa3_forward(p, variant):
     """FA3's forward, count-only: the kernel's flags as ``mha_fwd`` sets them, its tiles from
-    ``tile_size_fwd_sm90`` (``numeric.fa3_blocks``), then FlashAttention-2's loop at those tiles."""
+    ``tile_size_fwd_sm90`` at the head dimensions ``mha_fwd`` rounds (``numeric.fa3_blocks``), then
+    FlashAttention-2's loop at those tiles (``V``, ``O`` of width ``d_v``, ``d`` when the point has none)."""
     N, Nk, d = p["N"], p["N_k"], p["d"]
+    d_v = p.get("d_v", d)
     if variant == "window":
         kw = fa3_blocks.kernel_window(N, Nk, p["W_l"], p["W_r"])
     else:
         kw = fa3_blocks.kernel_window(N, Nk, is_causal=variant == "causal")
-    tile = fa3_blocks.tile_size_fwd_sm90(d, d, kw.is_causal, kw.is_local, p["e"])
+    tile = fa3_blocks.tile_size_fwd_sm90(*fa3_blocks.headdims_rounded(d, d_v), kw.is_causal, kw.is_local, p["e"])
     if variant == "window":
-        out = ex.count_local_forward(N, Nk, d, tile.kBlockM, tile.kBlockN, ex.Window(p["W_l"], p["W_r"])).counts()
+        out = ex.count_local_forward(N, Nk, d, tile.kBlockM, tile.kBlockN, ex.Window(p["W_l"], p["W_r"]),
+                                     d_v=d_v).counts()
     else:
-        t = flash.count_flash_forward(N, Nk, d, tile.kBlockM, tile.kBlockN, causal=variant == "causal")
+        t = flash.count_flash_forward(N, Nk, d, tile.kBlockM, tile.kBlockN, causal=variant == "causal", d_v=d_v)
         out = {"reads": t.reads, "writes": t.writes, "flops": t.flops}
     return {**out, "B_r": tile.kBlockM, "B_c": tile.kBlockN, "tile_line": tile.line}
 
@@ -83,11 +87,16 @@ _WINDOWS = [(0, 0), (0, 5), (37, 0), (100, 13), (5000, 0), (5000, 5000), (64, 64
 _CHUNKS = [1, 3, 64, 100, 129, 512, 5000]
 
 
-def _window_grid(full):
+def _window_grid(full, dv=False):
     for n, nk, d, br, bc in _EDGE:
         for wl, wr in (_WINDOWS if full else _WINDOWS[:5]):
             yield dict(N=n, N_k=nk, d=d, B_r=br, B_c=bc, W_l=wl, W_r=wr)
+            if dv:                                       # V, O of another width than Q, K (forward only)
+                yield dict(N=n, N_k=nk, d=d, d_v=2 * d + 1, B_r=br, B_c=bc, W_l=wl, W_r=wr)
     yield dict(N=10**9, N_k=10**9 + 7, d=128, B_r=10**7, B_c=10**7 + 1, W_l=4 * 10**7 + 3, W_r=0)  # 101 key blocks
+    if dv:
+        yield dict(N=4096, N_k=4096, d=192, d_v=128, B_r=128, B_c=96, W_l=1023, W_r=0)     # DeepSeek-V3 widths
+        yield dict(N=10**30, N_k=10**30, d=192, d_v=128, B_r=10**28, B_c=10**28 + 1, W_l=3 * 10**28, W_r=0)
 
 
 def _chunk_grid(full):
@@ -116,6 +125,15 @@ def _fa3_grid(variant, full):
                         yield dict(N=n, N_k=nk, d=d, e=e, W_l=wl, W_r=wr)
                 else:
                     yield dict(N=n, N_k=nk, d=d, e=e)
+        # value widths FA3 admits besides d (hopper/flash_api.cpp:782-786): DeepSeek-V3's 192/128, the (128, 192]
+        # x (96, 128] band's corners, and d <= 64 with d_v up to 512 (tile rows 19, 21, 25)
+        for d, d_v, e in ((192, 128, 2), (192, 128, 1), (129, 97, 2), (150, 128, 2), (64, 512, 2), (64, 257, 2),
+                          (64, 256, 2), (64, 200, 2), (64, 192, 2), (32, 100, 2), (64, 256, 1), (48, 64, 2)):
+            if variant == "window":
+                for wl, wr in windows[:3]:
+                    yield dict(N=n, N_k=nk, d=d, d_v=d_v, e=e, W_l=wl, W_r=wr)
+            else:
+                yield dict(N=n, N_k=nk, d=d, d_v=d_v, e=e)
 
 
 def _blocked(draw, st):
@@ -127,13 +145,15 @@ def _blocked(draw, st):
     return dict(N=N, N_k=N_k, d=d, B_r=B_r, B_c=B_c)
 
 
-def _window_points():
+def _window_points(dv=False):
     from hypothesis import strategies as st
 
     @st.composite
     def points(draw):
         p = _blocked(draw, st)
         wide = p["N_k"] + p["N"] + 8
+        if dv and draw(st.booleans()):
+            p["d_v"] = draw(st.integers(1, 40))
         return {**p, "W_l": draw(st.integers(0, wide)), "W_r": draw(st.integers(0, wide))}
     return points()
 
@@ -156,6 +176,11 @@ def _fa3_points(variant):
         N = draw(st.integers(1, 3000))
         N_k = draw(st.integers(N, N + 3000)) if variant == "causal" else draw(st.integers(1, 6000))
         p = dict(N=N, N_k=N_k, d=draw(st.integers(1, 256)), e=draw(st.sampled_from((1, 2))))
+        if draw(st.booleans()):                     # a value width FA3 admits besides d (flash_api.cpp:782-786)
+            if draw(st.booleans()):
+                p.update(d=draw(st.integers(129, 192)), d_v=draw(st.integers(97, 128)))
+            else:
+                p.update(d=draw(st.integers(1, 64)), d_v=draw(st.integers(1, 512 if p["e"] == 2 else 256)))
         if variant == "window":
             p.update(W_l=draw(st.integers(0, N_k + 8)), W_r=draw(st.integers(0, N + 8)))
         return p
@@ -239,7 +264,7 @@ def _fa3(model, variant):
 
 
 CHECKS = [
-    _local(models.fa2_fwd_window, window_forward, _window_grid, _window_points),
+    _local(models.fa2_fwd_window, window_forward, partial(_window_grid, dv=True), partial(_window_points, dv=True)),
     _local(models.flash_bwd_window, window_backward, _window_grid, _window_points),
     _local(models.fa2_fwd_chunked, chunked_forward, _chunk_grid, _chunk_points),
     _local(models.flash_bwd_chunked, chunked_backward, _chunk_grid, _chunk_points),
