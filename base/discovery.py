@@ -25,7 +25,7 @@ from typing import Iterable, Sequence
 
 from .errors import BadInput
 
-__all__ = ["PluginError", "discover", "scan_module", "select", "nearest", "did_you_mean"]
+__all__ = ["PluginError", "discover", "sources", "objects_of", "scan_module", "select", "nearest", "did_you_mean"]
 
 
 class PluginError(BadInput):
@@ -59,34 +59,49 @@ def _entry_points(group: str) -> list:
     return sorted(entry_points(group=group), key=lambda ep: (ep.name, ep.value))
 
 
-def discover(package: str | None, group: str, kind, what: str, *, name=lambda obj: obj.name) -> dict:
-    """``{name(obj): obj}`` for every ``kind`` in the modules of ``package`` (None: none) and of the entry
-    points of ``group``.  ``what`` names the kind in errors (``model``, ``check``, ``listing``, ``command``)
-    and is the parameter a :class:`~base.errors.BadInput` names."""
-    sources = []        # (module name, attribute or None, description)
+def sources(package: str | None, group: str, what: str) -> list:
+    """``(module name, attribute or None, description)`` of every source :func:`discover` reads, in its
+    order: the modules of ``package`` (sorted by name), then the entry points of ``group``.  Only
+    ``package`` itself is imported, so a lookup can import the sources one at a time
+    (:func:`objects_of`) and stop when it has what it needs (``verify.registry.check_for``)."""
+    out = []
     if package is not None:
         pkg = _import(package, what, what)
         for m in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
             if not m.name.startswith("_"):
-                sources.append((f"{package}.{m.name}", None, what))
+                out.append((f"{package}.{m.name}", None, what))
     for ep in _entry_points(group):
         modname, _, attr = ep.value.partition(":")
-        sources.append((modname.strip(), attr.strip() or None, f"{what} (entry point {ep.name!r} of {group})"))
+        out.append((modname.strip(), attr.strip() or None, f"{what} (entry point {ep.name!r} of {group})"))
+    return out
+
+
+def objects_of(source, kind, what: str) -> list:
+    """The ``kind`` objects one source of :func:`sources` gives (importing its module): every one bound at
+    the module's top level, or only the named attribute's."""
+    modname, attr, desc = source
+    mod = _import(modname, desc, what)
+    if attr is None:
+        return scan_module(mod, kind)
+    try:
+        value = getattr(mod, attr)
+    except AttributeError:
+        raise PluginError(what, f"{desc}: module {modname!r} has no attribute {attr!r}") from None
+    objs = [o for o in (value if isinstance(value, (list, tuple)) else (value,)) if isinstance(o, kind)]
+    if not objs:
+        raise PluginError(what, f"{desc}: {modname}:{attr} is not a {what}")
+    return objs
+
+
+def discover(package: str | None, group: str, kind, what: str, *, name=lambda obj: obj.name) -> dict:
+    """``{name(obj): obj}`` for every ``kind`` in the modules of ``package`` (None: none) and of the entry
+    points of ``group``.  ``what`` names the kind in errors (``model``, ``check``, ``listing``, ``command``)
+    and is the parameter a :class:`~base.errors.BadInput` names."""
     found: dict = {}
     where: dict = {}
-    for modname, attr, desc in sources:
-        mod = _import(modname, desc, what)
-        if attr is None:
-            objs = scan_module(mod, kind)
-        else:
-            try:
-                value = getattr(mod, attr)
-            except AttributeError:
-                raise PluginError(what, f"{desc}: module {modname!r} has no attribute {attr!r}") from None
-            objs = [o for o in (value if isinstance(value, (list, tuple)) else (value,)) if isinstance(o, kind)]
-            if not objs:
-                raise PluginError(what, f"{desc}: {modname}:{attr} is not a {what}")
-        for obj in objs:
+    for source in sources(package, group, what):
+        modname = source[0]
+        for obj in objects_of(source, kind, what):
             key = name(obj)
             if key in found and found[key] is not obj:
                 raise PluginError(what, f"two {what}s are named {key!r}: in {where[key]} and {modname}")

@@ -16,8 +16,10 @@ baked into the page); its result is the text of the element ``result-<quantity>`
 ``gemm.l2.lru``'s LRU misses) says so and is shown in a table at stated points, computed in Python by
 ``model.evaluate``.  A lower bound in the model's own parameters is evaluated too (``bound-<k>``, in the order
 of ``Model.lower_bounds``); one with an irrational root shows an approximation of the whole expression
-(:func:`printing.javascript.RUNTIME`'s ``Q.approximately``), labelled as one; one in sizes that are not the
-model's parameters (``gemm.cosma``'s COSMA bound, in GEMM's ``M, N, K``) says so.  Bad input shows one message naming the parameter, worded as the command line words it
+(:func:`printing.javascript.RUNTIME`'s ``Q.approximately``), labelled as one.  A bound stated in sizes that
+are not the model's parameters (``gemm.cosma``'s COSMA bound, in GEMM's ``M, N, K`` and the fast memory ``S``:
+:func:`bound_sizes`) gets an input per size beside the bounds, set by the fragment too; while one it needs is
+empty the bound says which, and the quantities are shown regardless.  Bad input shows one message naming the parameter, worded as the command line words it
 (:mod:`base.validate`): an integer parameter takes an integer ``>= least`` (``4096``, ``4_096``, ``2**12``,
 ``2^12``), a real one a number ``> 0`` (``7/10``, ``0.5``, ``1e-9``, read exactly).  A model's own checks
 across parameters (``Model.validate``, e.g. ``H_kv`` divides ``H``) run only on the command line; the page
@@ -34,9 +36,10 @@ from __future__ import annotations
 
 import html as _html
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from numbers import Integral
+from typing import Mapping
 
 import sympy as sp
 
@@ -47,7 +50,8 @@ from .content import model_printout
 from .javascript import RUNTIME, NotExpressible, to_javascript
 from .mathml import note_to_html, relation_mathml, to_mathml
 
-__all__ = ["PageEntry", "model_page", "index_page", "page_name", "calculator_parts", "exact_text", "STYLE"]
+__all__ = ["PageEntry", "model_page", "index_page", "page_name", "calculator_parts", "bound_sizes", "exact_text",
+           "STYLE"]
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,9 @@ class PageEntry:
     """A model with what its page shows beyond the model itself: ``tables`` (:class:`printing.tables.Table`),
     an inline ``figure`` (SVG markup, ``""`` for none) with its ``caption`` (a note), the ``listing``
     (:class:`symbolic.listings.Listing` or ``None``), the ``points`` at which a quantity the browser cannot
-    evaluate is tabulated, and ``figure_note`` (why there is no figure, when there is none)."""
+    evaluate is tabulated, ``figure_note`` (why there is no figure, when there is none), and ``start``: the
+    inputs' first values for parameters without a default (``{name: value}``; the command line takes them from
+    the model's verify check, :func:`tilebound.commands.html.start_point`), with ``start_note`` saying so."""
 
     model: object
     tables: tuple = ()
@@ -64,6 +70,8 @@ class PageEntry:
     listing: object = None
     points: tuple = ()
     figure_note: str = ""
+    start: Mapping = field(default_factory=dict)
+    start_note: str = ""
 
 
 def page_name(model) -> str:
@@ -175,14 +183,19 @@ _CALCULATOR = r"""
       const v = {};
       for (const p of MODEL.params) {
         const text = input(p.name).value;
-        if (!text.trim()) throw new Bad(p.name, "value missing for " + MODEL.name);
+        if (!text.trim()) {
+          if (p.bound) continue;                  // a bound's size: only the bounds that need it wait for it
+          throw new Bad(p.name, "value missing for " + MODEL.name);
+        }
         v[p.name] = check(p, bounded(p.name, text, parse(p.name, text)));
       }
       for (const [q, f] of Object.entries(MODEL.quantities)) {
         document.getElementById("result-" + q).textContent = Q.show(f(v));
       }
-      for (const [k, f] of MODEL.bounds) {
+      for (const [k, f, needs] of MODEL.bounds) {
         const out = document.getElementById("bound-" + k);
+        const unset = needs.filter(n => !(n in v));
+        if (unset.length) { out.textContent = "set " + unset.join(", ") + " to evaluate this bound"; continue; }
         try { out.textContent = Q.show(f(v)); } catch (e) {
           if (!(e instanceof Q.NotExact)) throw e;
           out.textContent = "not exact (an irrational root): \u2248 " + Q.approximately(() => f(v)) + " (an approximation)";
@@ -226,17 +239,32 @@ def calculator_parts(model) -> tuple[dict, dict]:
     return js, reasons
 
 
-def _bounds_js(model) -> list:
-    out = []
+def bound_sizes(model) -> list:
+    """The sizes ``model``'s lower bounds are stated in that are not its parameters (``gemm.cosma``: COSMA's
+    ``M, N, K`` and ``S``), by name: each a :class:`~symbolic.params.Param`, so the page reads and checks it as
+    it does a parameter.  A bound in any other symbol is not evaluated."""
     own = set(model.params)
+    found = set()
+    for expr in model.lower_bounds.values():
+        found |= sp.sympify(expr).free_symbols - own
+    return sorted((s for s in found if hasattr(s, "counts") and hasattr(s, "least")), key=lambda s: s.name)
+
+
+def _bounds_js(model) -> list:
+    """``(k, JavaScript or None, the bound sizes it needs)`` per lower bound, ``k`` from 1."""
+    out = []
+    sizes = set(bound_sizes(model))
+    own = set(model.params) | sizes
     for k, (name, expr) in enumerate(model.lower_bounds.items(), 1):
-        if not sp.sympify(expr).free_symbols <= own:       # a bound in another model's sizes (COSMA's M, N, K)
-            out.append((k, None))
+        free = sp.sympify(expr).free_symbols
+        needs = sorted(s.name for s in free & sizes)
+        if not free <= own:                                 # a symbol the page has no input for
+            out.append((k, None, needs))
             continue
         try:
-            out.append((k, to_javascript(expr)))
+            out.append((k, to_javascript(expr), needs))
         except NotExpressible:
-            out.append((k, None))
+            out.append((k, None, needs))
     return out
 
 
@@ -251,8 +279,11 @@ def _bound_reason(expr, model) -> str:
 def _model_record(model, js: dict, bounds: list) -> str:
     params = [{"name": p.name, "least": str(p.least) if p.counts else "0", "integer": bool(p.counts)}
               for p in model.params]
+    params += [{"name": p.name, "least": str(p.least) if p.counts else "0", "integer": bool(p.counts), "bound": True}
+               for p in bound_sizes(model)]
     quantities = ",\n    ".join(f"{json.dumps(q)}: (v) => {src}" for q, src in js.items())
-    bound_fns = ",\n    ".join(f"[{k}, (v) => {src}]" for k, src in bounds if src is not None)
+    bound_fns = ",\n    ".join(f"[{k}, (v) => {src}, {json.dumps(needs)}]" for k, src, needs in bounds
+                               if src is not None)
     return (f"const MODEL = {{\n  name: {json.dumps(model.name)},\n  params: {json.dumps(params)},\n"
             f"  quantities: {{\n    {quantities}\n  }},\n  bounds: [\n    {bound_fns}\n  ]\n}};\n")
 
@@ -267,23 +298,23 @@ def _default_text(value) -> str:
     return str(value)
 
 
-def _calculator_html(model, js: dict, reasons: dict, bounds: list) -> str:
-    rows = []
-    for p in model.params:
-        least = (f"integer &ge; {_e(p.least)}" if p.counts else "real &gt; 0")
-        default = _default_text(model.defaults.get(p.name))
-        rows.append(f'<label for="input-{_e(p.name)}"><span>{to_mathml(p)} <code>{_e(p.name)}</code></span>'
-                    f'<input id="input-{_e(p.name)}" name="{_e(p.name)}" value="{_e(default)}" '
-                    f'inputmode="numeric" autocomplete="off" spellcheck="false">'
-                    f'<span class="meaning">{note_to_html(as_note(getattr(p, "meaning", "") or ""))} ({least})</span>'
-                    f'</label>')
+def _start(model, start) -> dict:
+    """Each parameter's first value on the page: its default, else ``start``'s (``None`` for neither)."""
+    return {p.name: model.defaults.get(p.name, start.get(p.name)) for p in model.params}
+
+
+def _calculator_html(model, js: dict, reasons: dict, bounds: list, start=None, start_note: str = "") -> str:
+    first = _start(model, start or {})
+    rows = [_input_row(p, first[p.name]) for p in model.params]
     out = ['<section class="calc" id="calculator"><h2>Calculator</h2>',
            '<p class="muted">Every value below is computed in this page, exactly (integers and fractions of any '
            'size, with JavaScript <code>BigInt</code>), by code printed from the formulas above. The URL fragment '
-           f'sets the inputs, e.g. <code>#{_e(_example_fragment(model))}</code>. Integers may be typed as '
+           f'sets the inputs, e.g. <code>#{_e(_example_fragment(model, first))}</code>. Integers may be typed as '
            '<code>4096</code>, <code>4_096</code>, <code>2**12</code> or <code>2^12</code>; reals as '
            '<code>7/10</code>, <code>0.5</code> or <code>1e-9</code>.</p>',
            *rows, '<p id="error" role="alert"></p>']
+    if start_note:
+        out.insert(2, f'<p class="muted" id="start-note">{_e(start_note)}</p>')
     if model.validate is not None:
         out.append('<p class="muted">This model also checks its parameters against each other (its own '
                    '<code>validate</code>); the page checks each parameter alone, the command line '
@@ -299,8 +330,14 @@ def _calculator_html(model, js: dict, reasons: dict, bounds: list) -> str:
         out.append(f'<tr><td><code>{_e(q)}</code></td><td>{cell}</td><td>{_e(unit)}</td></tr>')
     out.append("</table>")
     if model.lower_bounds:
-        out.append('<h3>Lower bounds at this point</h3><table class="data results">')
-        for (k, src), name in zip(bounds, model.lower_bounds):
+        out.append('<h3>Lower bounds at this point</h3>')
+        sizes = bound_sizes(model)
+        if sizes:
+            out.append('<p class="muted">The bounds are stated in sizes that are not parameters of this model; '
+                       'set them here or in the URL fragment (a bound whose sizes are empty says which).</p>')
+            out += [_input_row(p, (start or {}).get(p.name)) for p in sizes]
+        out.append('<table class="data results">')
+        for (k, src, _), name in zip(bounds, model.lower_bounds):
             cell = (f'<output id="bound-{k}"></output>' if src is not None else
                     '<span class="muted">not evaluated here: ' + _bound_reason(model.lower_bounds[name], model)
                     + "</span>")
@@ -310,8 +347,18 @@ def _calculator_html(model, js: dict, reasons: dict, bounds: list) -> str:
     return "\n".join(out)
 
 
-def _example_fragment(model) -> str:
-    parts = [f"{p.name}={_default_text(model.defaults.get(p.name)) or '...'}" for p in model.params]
+def _input_row(p, value) -> str:
+    """The labelled input of a parameter (or a bound's size) ``p``, starting at ``value`` (``None``: empty)."""
+    least = (f"integer &ge; {_e(p.least)}" if p.counts else "real &gt; 0")
+    return (f'<label for="input-{_e(p.name)}"><span>{to_mathml(p)} <code>{_e(p.name)}</code></span>'
+            f'<input id="input-{_e(p.name)}" name="{_e(p.name)}" value="{_e(_default_text(value))}" '
+            f'inputmode="numeric" autocomplete="off" spellcheck="false">'
+            f'<span class="meaning">{note_to_html(as_note(getattr(p, "meaning", "") or ""))} ({least})</span>'
+            f'</label>')
+
+
+def _example_fragment(model, first) -> str:
+    parts = [f"{p.name}={_default_text(first[p.name]) or '...'}" for p in model.params]
     return "&".join(parts)
 
 
@@ -488,7 +535,7 @@ def model_page(entry: PageEntry, index: str = "index.html") -> str:
         default = f" (default {_e(_default_text(p.default))})" if p.default is not None else ""
         body.append(f"<tr><td>{to_mathml(p.symbol)}</td><td>{note_to_html(p.meaning)}{default}</td></tr>")
     body.append("</table>")
-    body.append(_calculator_html(model, js, reasons, bounds))
+    body.append(_calculator_html(model, js, reasons, bounds, entry.start, entry.start_note))
     body.append('<section id="formulas"><h2>Formulas</h2>')
     body.append(_sections_html(printout))
     body.append("</section>")

@@ -31,7 +31,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.codeprinter import CodePrinter
 
-from symbolic.evaluate import _affine_floor      # the one test of a floor sum's shape, shared with evaluation
+from symbolic.evaluate import affine_floor_sum     # the one test of a floor sum's shape, shared with evaluation
 from symbolic.floorsum import FloorSum
 from symbolic.params import Param
 
@@ -268,7 +268,7 @@ class JavaScriptPrinter(CodePrinter):
         return f"Q.floorSum({self._print(n)}, {self._print(a)}, {self._print(c)}, {self._print(b)})"
 
     def _print_Sum(self, expr):
-        affine = _affine_floor(expr)
+        affine = affine_floor_sum(expr)
         if affine is None:
             raise NotExpressible("Sum", f"a sum that is not a floor sum ({sp.sstr(expr.function)}), which would "
                                         "take a loop over its terms")

@@ -24,7 +24,7 @@ import sympy as sp
 
 from .floorsum import FloorSum, floor_sum, gcd
 
-__all__ = ["compile_exact", "compile_env", "exact", "to_python_number"]
+__all__ = ["compile_exact", "compile_env", "exact", "to_python_number", "affine_floor_sum"]
 
 Env = Mapping[sp.Symbol, object]
 
@@ -195,7 +195,7 @@ def _node(e: sp.Basic, _compile) -> Callable[[dict], object]:
     if isinstance(e, sp.Not):
         f = _compile(e.args[0])
         return lambda env: not f(env)
-    if isinstance(e, sp.Sum) and _affine_floor(e) is not None:
+    if isinstance(e, sp.Sum) and affine_floor_sum(e) is not None:
         return _compile_floor_sum(e)
     if isinstance(e, sp.Sum):
         body = _compile(e.function)
@@ -231,9 +231,13 @@ def _int(v, where) -> int:
     return int(v)
 
 
-def _affine_floor(e: sp.Sum):
+def affine_floor_sum(e: sp.Sum):
     """``(slope, offset)`` when ``e`` is ``Sum(floor(slope*i + offset), (i, lo, hi))`` with ``slope`` and
-    ``offset`` free of ``i``; else ``None``."""
+    ``offset`` free of ``i`` (and of floors, ceilings, ``Min``, ``Max``, ``Piecewise`` and sums); else ``None``.
+
+    The one test of a floor sum's shape: what this module evaluates in O(log) steps
+    (:func:`symbolic.floorsum.floor_sum`) and :mod:`printing.javascript` prints as ``Q.affineFloorSum``; any
+    other ``Sum`` is a loop here and not expressible there."""
     if len(e.limits) != 1 or not isinstance(e.function, sp.floor):
         return None
     var = e.limits[0][0]
@@ -249,7 +253,7 @@ def _affine_floor(e: sp.Sum):
 
 def _compile_floor_sum(e: sp.Sum):
     """``Σ_{i=lo}^{hi} ⌊s i + o⌋`` by :func:`~symbolic.floorsum.floor_sum`: O(log) steps at any size."""
-    slope, offset = _affine_floor(e)
+    slope, offset = affine_floor_sum(e)
     _, lo_e, hi_e = e.limits[0]
     fs, fo, flo, fhi = (_compile(x) for x in (slope, offset, lo_e, hi_e))
 

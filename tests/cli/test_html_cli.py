@@ -114,3 +114,30 @@ def test_an_unknown_model_is_one_line(capsys, tmp_path):
     rc, _, err = run(capsys, "html", "gemm.tiledd", "-o", str(tmp_path / "s"))
     assert rc == 2 and len(err.strip().splitlines()) == 1 and "gemm.tiled" in err
     assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize("name", ["latency.littles_law", "latency.pipeline", "latency.pipeline_sync",
+                                  "latency.pingpong"])
+def test_a_model_without_defaults_starts_at_a_point_of_its_check(capsys, tmp_path, name):
+    # the latency models have no default for their times and bandwidths: every input starts filled, at a point of
+    # the grid python -m verify checks the model at, with no count at its least (not a one-tile pipeline)
+    from fractions import Fraction
+
+    from symbolic import registry
+    from tilebound.numbers import parse_number
+    from verify.core import Check, Property
+    from verify.registry import checks_of
+    folder = tmp_path / "site"
+    assert run(capsys, "html", name, "-o", str(folder), "--no-figures")[0] == 0
+    text = (folder / f"{name}.html").read_text(encoding="utf-8")
+    m = registry.get(name)
+    start = {p.name: parse_number(p.name, re.search(rf'<input id="input-{p.name}"[^>]*value="([^"]*)"', text).group(1))
+             for p in m.params}
+    m.check_point(start)                                     # a point the model accepts
+    missing = [p for p in m.params if p.name not in m.defaults]
+    grid = [pt for c in checks_of(name) if isinstance(c, (Check, Property)) for pt in c.grid(False)]
+    assert any(all(Fraction(pt[p.name]) == Fraction(start[p.name]) for p in missing) for pt in grid)
+    assert all(start[p.name] > p.least for p in missing if p.counts)
+    assert 'id="start-note"' in text and "python -m verify" in text
+    example = re.search(r"e\.g\. <code>#([^<]*)</code>", text).group(1)       # the calculator's example fragment
+    assert "..." not in example and all(f"{p.name}=" in example for p in m.params)

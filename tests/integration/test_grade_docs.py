@@ -19,7 +19,7 @@ from tilebound.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "teaching.md"
-_COUNT = re.compile(r"searched \d+ points")
+_COUNT = re.compile(r"searched \d+ points?")
 
 
 def _examples():

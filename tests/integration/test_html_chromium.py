@@ -245,3 +245,80 @@ def test_typed_forms_read_as_the_command_line_reads_them(tmp_path):
             continue
         assert res["error"] == "", form
         assert res["results"]["result-total"] == exact_text(m.evaluate("total", **pt)), form
+
+
+#: pages opened as a reader opens them (no fragment): the latency models, whose inputs start at their verify
+#: check's point (no default for every parameter), and models that start at their defaults
+OPENING = ["latency.littles_law", "latency.pipeline", "latency.pipeline_sync", "latency.pingpong", "gemm.tiled",
+           "gemm.l2.lru"]
+
+
+def check_opening(tmp_path, names) -> None:
+    """Each page written by ``tilebound html``, opened without a fragment, shows no error and every result,
+    each equal to ``model.evaluate`` at the values its inputs start with (read back from the page's DOM)."""
+    from tilebound.cli import main
+    from tilebound.numbers import parse_number
+    folder = tmp_path / "site"
+    assert main(["html", *names, "-o", str(folder), "--no-figures", "--no-tables"]) == 0
+    for name in names:
+        m = registry.get(name)
+        dom = chromium(tmp_path, (folder / f"{name}.html").as_uri(), "--dump-dom")
+        error = re.search(r'<p id="error"[^>]*>(.*?)</p>', dom, re.S)
+        assert error and error.group(1) == "", (name, error and html.unescape(error.group(1)))
+        assert re.search(r'<body[^>]*data-state="ok"', dom), name
+        start = {p.name: parse_number(p.name, html.unescape(re.search(
+            rf'<input id="input-{re.escape(p.name)}"[^>]*value="([^"]*)"', dom).group(1))) for p in m.params}
+        point = m.check_point(start)
+        shown = {k: html.unescape(v) for k, v in re.findall(r'<output id="(result-[^"]+)"[^>]*>(.*?)</output>', dom)}
+        assert shown, name
+        for key, text in shown.items():
+            assert text == exact_text(m.evaluate(key[len("result-"):], **point)), (name, key, text)
+
+
+def test_pages_open_showing_results_not_an_error(tmp_path, capsys):
+    check_opening(tmp_path, OPENING)
+
+
+@pytest.mark.slow
+def test_every_page_opens_showing_results_not_an_error(tmp_path, capsys):
+    check_opening(tmp_path, registry.names())
+
+
+def test_cosmas_bound_is_evaluated_in_its_own_sizes(tmp_path, capsys):
+    # gemm.cosma's bound 2 M N K / sqrt(S) + M N (Kwasniewski et al. 2019, Theorem 1) is in GEMM's sizes and the
+    # fast memory S, not the model's tile parameters: the page has an input for each, M, N, K start at
+    # gemm.tiled's defaults (4096), S empty (the bound says so); the references are computed here by hand
+    import math
+
+    from tilebound.cli import main
+    folder = tmp_path / "site"
+    assert main(["html", "gemm.cosma", "-o", str(folder), "--no-figures", "--no-tables"]) == 0
+    page = folder / "gemm.cosma.html"
+    fragments = ["", "S=16384", "M=1000&N=3000&K=77&S=40960", "S=0"]
+    page.write_text(page.read_text(encoding="utf-8").replace("</body>", """<script>
+      const got = [];
+      for (const f of %s) {
+        location.hash = f; window.tilebound.compute();
+        got.push([1, 2].map(k => document.getElementById("bound-" + k).textContent)
+                 .concat([document.getElementById("error").textContent]));
+      }
+      const pre = document.createElement("pre"); pre.id = "harness"; pre.textContent = JSON.stringify(got);
+      document.body.appendChild(pre);
+    </script></body>""" % json.dumps(fragments)), encoding="utf-8")
+    dom = chromium(tmp_path, page.as_uri(), "--dump-dom")
+    opened, square, ragged, bad = json.loads(html.unescape(re.search(r'<pre id="harness">(.*?)</pre>', dom, re.S).group(1)))
+
+    def gap(M, N, K, B_M=128, B_N=128, B_K=32, s=3):        # the tiled traffic over the bound at the tile's memory
+        traffic = K * M * -(-N // B_N) + K * N * -(-M // B_M) + M * N
+        return traffic / (2 * M * N * K / math.sqrt(B_M * B_N + s * (B_M + B_N) * B_K) + M * N)
+
+    def approx(text):
+        assert text.startswith("not exact") and "approximation" in text, text
+        return float(re.search(r"\u2248 ([0-9.e+-]+)", text).group(1))
+
+    assert opened[0] == "set S to evaluate this bound" and opened[2] == ""
+    assert approx(opened[1]) == pytest.approx(gap(4096, 4096, 4096), rel=1e-5)
+    assert square[0] == str(2 * 4096 ** 3 // 128 + 4096 ** 2) and square[2] == ""     # sqrt(16384) = 128: exact
+    assert approx(ragged[0]) == pytest.approx(2 * 1000 * 3000 * 77 / math.sqrt(40960) + 1000 * 3000, rel=1e-5)
+    assert approx(ragged[1]) == pytest.approx(gap(1000, 3000, 77), rel=1e-5)
+    assert bad == ["", "", "S: must be >= 1, got 0"]

@@ -73,3 +73,14 @@ def test_sum_of_affine_floor_is_not_a_loop():
     assert exact(s, n=50) == brute(50, 5, 7, 3)
     s2 = sp.Sum(sp.floor((7 * t + 3) / 5), (t, 4, n_))            # a lower limit other than 0
     assert exact(s2, n=40) == sum((7 * i + 3) // 5 for i in range(4, 41))
+
+
+def test_affine_floor_sum_names_the_shape_it_evaluates_in_log_steps():
+    from symbolic.evaluate import affine_floor_sum
+    t = sp.Dummy("t", integer=True, nonnegative=True)
+    # ⌊(7 t + 3)/5⌋ = ⌊(7/5) t + 3/5⌋: slope 7/5, offset 3/5, by hand
+    assert affine_floor_sum(sp.Sum(sp.floor((7 * t + 3) / 5), (t, 0, n_ - 1))) == (sp.Rational(7, 5), sp.Rational(3, 5))
+    assert affine_floor_sum(sp.Sum(sp.floor(t * b_ / n_ + b_ / 3), (t, 1, n_))) == (b_ / n_, b_ / 3)
+    assert affine_floor_sum(sp.Sum(sp.floor(t ** 2 / 5), (t, 0, n_))) is None          # not affine in t
+    assert affine_floor_sum(sp.Sum(t, (t, 0, n_))) is None                              # no floor
+    assert affine_floor_sum(sp.Sum(sp.floor(t * sp.Min(n_, b_) / 3), (t, 0, n_))) is None   # a Min in the slope

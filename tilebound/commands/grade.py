@@ -139,7 +139,8 @@ def to_text(g, unicode: bool = True) -> str:
                 and g.theta.get("student") == g.theta.get("model"):
             lines.append("  the same Θ class, a different constant")
     if g.mode == "values" and (g.point is not None or g.agree):
-        lines.append(f"  searched {g.search.examples} points with {g.search.method}"
+        n = g.search.examples
+        lines.append(f"  searched {n} point{'' if n == 1 else 's'} with {g.search.method}"
                      + (f" ({g.search.note})" if g.search.note else ""))
         if not g.agree:
             lines.append(f"  {g.smallest}")

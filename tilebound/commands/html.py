@@ -4,7 +4,9 @@ Each page (:func:`printing.html.model_page`) shows the model's formulas as MathM
 class, lower bounds, notes, the annotated listing, the default sweep table and (with the plot extra) a
 figure as inline SVG; and a calculator that evaluates every formula exactly in the browser (``BigInt``),
 its inputs set by the URL fragment (``DIR/attention.fa1.fwd.paper.html#N=4096&d=64&M=51200``).  The pages
-need no network and no server: copy the folder to any static host.
+need no network and no server: copy the folder to any static host.  A parameter with no default (the latency
+models' times and bandwidths) starts at a point of the model's verify check (:func:`start_point`), or at
+``--at``'s value, so that every page opens showing results.
 
 Files go through :mod:`tilebound.output` (atomic; each page marked as tilebound's in its first line, an HTML
 comment).  The folder's rules are ``latex --split``'s (:func:`tilebound.commands.latex._split_folder`): made
@@ -100,6 +102,8 @@ def _entry(m, at, args):
     from .. import report
 
     mine = {k: v for k, v in at.items() if k in {p.name for p in m.params}}
+    start, start_note = start_point(m, mine)
+    mine = {**start, **mine}
     sweep = report.default_sweep(m, mine)
     tables = (report.sweep_table(m, sweep, mine),) if sweep and not args.no_tables else ()
     figure, caption, figure_note = "", "", ""
@@ -115,7 +119,65 @@ def _entry(m, at, args):
         points = [{**mine, key: x} for x in xs]
     elif all(p.name in m.defaults or p.name in mine for p in m.params):
         points = [dict(mine)]
-    return PageEntry(m, tables, figure, caption, listing, tuple(points), figure_note)
+    start = {**start, **bound_sizes_start(m)}
+    return PageEntry(m, tables, figure, caption, listing, tuple(points), figure_note, start, start_note)
+
+
+def bound_sizes_start(model) -> dict:
+    """Where the inputs of the sizes a model's lower bounds are stated in start (:func:`printing.html.bound_sizes`:
+    ``gemm.cosma``'s ``M, N, K``): the default of a model of the same formula module that has the size as a
+    parameter (``gemm.tiled``'s 4096); a size no such model has (COSMA's fast memory ``S``) starts empty."""
+    from printing.html import bound_sizes
+    from symbolic import registry
+
+    sizes = bound_sizes(model)
+    if not sizes:
+        return {}
+    here = next((r.module for r in registry.refs() if r.name == model.name), None)
+    out = {}
+    for ref in registry.refs():
+        if ref.module != here or ref.name == model.name:
+            continue
+        other = ref.model
+        for p in sizes:
+            if p.name not in out and any(q is p for q in other.params) and p.name in other.defaults:
+                out[p.name] = other.defaults[p.name]
+    return out
+
+
+def start_point(model, at):
+    """``(values, why)``: where the page's inputs start for the parameters that have neither a default nor a
+    value in ``at`` (the latency models, whose times and bandwidths have no one right value), so that every page
+    opens showing results.  The values are those of the first point of the grid of the model's own verify check
+    (:func:`verify.registry.check_for`, a property too: ``python -m verify``'s pinned points) that the model
+    accepts and at which every such integer parameter is above its least (a pipeline of one tile is a corner,
+    not a start), else of its first accepted point; ``({}, "")`` when nothing is missing or no check has a grid."""
+    missing = [p for p in model.params if p.name not in model.defaults and p.name not in at]
+    if not missing:
+        return {}, ""
+    from verify.core import Check, Property
+    from verify.registry import check_for
+
+    check = check_for(model, kind=(Check, Property))
+    if check is None:
+        return {}, ""
+    accepted = []
+    for point in check.grid(False):
+        if not all(p.name in point for p in missing):
+            continue
+        start = {p.name: point[p.name] for p in missing}
+        try:
+            model.check_point({**at, **start})
+        except BadInput:
+            continue
+        if all(not p.counts or start[p.name] > p.least for p in missing):
+            accepted.insert(0, start)
+            break
+        accepted.append(start)
+    if not accepted:
+        return {}, ""
+    return accepted[0], (f"The inputs start at a point of the grid that python -m verify checks this model at "
+                         f"(its check {check.name}); set them here or in the URL fragment.")
 
 
 def _figure(model, sweep, at):
