@@ -13,7 +13,8 @@ floor(j_min / n_bps)``) lie wholly before it and exit early, writing their parti
 S_ne`` load ``Q`` and the valid keys of their blocks in the window, ``kappa_s = min(s n_bps B_n, N_k) -
 max((s - 1) n_bps B_n, j_min B_n)``; the splits after ``S_ne = ceil(n_b / n_bps)`` are empty too.  As in
 :mod:`symbolic.listings.decode` a split's key blocks are one line (its ``kappa_s (d + d_v)`` elements), and the
-``S = 1`` store stands after the split loop.
+``S = 1`` store stands after the split loop; the empty splits before and after the window are one line, their
+``S - S_ne + s_0`` partial stores (so that the algorithm float fits one page of the notes).
 
 The lines sum to the models' closed forms only through the clipped first split (a ``max`` inside the sum over
 splits), which the listings' partition rule does not collapse: like the other masked listings (``.window``,
@@ -41,18 +42,17 @@ kappa_s = abbreviation("kappa_s")
 split = SplitLaunch(S)      # [S > 1]: partials and a combine kernel
 
 DEFS = (
-    (n_b, sp.ceiling(N_k / B_n), "key blocks of the cache"),
-    (n_bps, sp.ceiling(n_b / S), "key blocks a split"),
-    (S_ne, sp.ceiling(n_b / n_bps), "the last split that holds key blocks"),
-    (j_min, sp.floor(sp.Max(0, N_k - L_q - W_l) / B_n), "the first key block in the window (from 0)"),
-    (s_0, sp.floor(j_min / n_bps), "splits wholly before the window"),
-    (g, H / H_kv, "query heads a KV head"),
+    (n_b, sp.ceiling(N_k / B_n), "key blocks"),
+    (n_bps, sp.ceiling(n_b / S), "a split"),
+    (S_ne, sp.ceiling(n_b / n_bps), "the last split with blocks"),
+    (j_min, sp.floor(sp.Max(0, N_k - L_q - W_l) / B_n), "the window's first block (from 0)"),
+    (s_0, sp.floor(j_min / n_bps), "splits before it"),
+    (g, H / H_kv, "heads a KV head"),
     (kappa_s, sp.Min(s * n_bps * B_n, N_k) - sp.Max((s - 1) * n_bps * B_n, j_min * B_n),
      "keys of split $s$ in the window's blocks"),
 )
 
-SOURCE = ("Dao, Haziza, Massa, Sizov 2023, Flash-Decoding; FlashAttention-2 src/flash_fwd_kernel.h:535-585 "
-          "(splits and the window), 795 (Q), 944-987 (key blocks), 1117-1299 (combine) at 0251105a")
+SOURCE = "Flash-Decoding (Dao et al. 2023); FlashAttention-2 src/flash_fwd_kernel.h:535-585, 795, 944-987, 1117-1299"
 
 
 def split_kv_window(model, packed: bool) -> Listing:
@@ -68,22 +68,22 @@ def split_kv_window(model, packed: bool) -> Listing:
         group_text = r"each sequence $b$ and query head $h$, $B H$ pairs (in parallel)"
         q_text = r"Load $Q_{bh}$, the $L_q$ query rows of head $h$, from HBM."
         kv_head = r" of KV head $\lceil h / g \rceil$"
-    empty = Line(r"Write $O_s \gets (0)$, $\mathrm{LSE}_s \gets (-\infty)$ (FP32) to HBM.",
-                 writes=split * rows * (d_v + 1))
     split_body = (
         Line(q_text, reads=rows * d),
-        Line(r"Load $K_j$, $V_j$" + kv_head + r", the valid rows of its key blocks in the window in turn; on "
-             r"chip, the online softmax, each row's keys outside its window masked.", reads=(d + d_v) * kappa_s),
+        Line(r"Load $K_j$, $V_j$" + kv_head + r", the valid rows of its blocks in the window; on chip, the "
+             r"masked online softmax.", reads=(d + d_v) * kappa_s),
         Line(r"On chip, $O \gets {\operatorname{diag}(\ell)}^{-1} O$, $\mathrm{LSE} \gets m + \log \ell$; if "
              r"$S > 1$, write the partials $O_s$, $\mathrm{LSE}_s$ (FP32) to HBM.", writes=split * rows * (d_v + 1)),
     )
     splits = (
-        Loop(s, 1, s_0, (empty,), text=r"each split $1 \le s \le s_0$ before the window (its CTA exits early)"),
         Loop(s, s_0 + 1, S_ne, split_body,
-             text=r"each split $s_0 < s \le S_{ne}$ that holds key blocks in the window (a CTA each, in parallel)"),
+             text=r"each split $s_0 < s \le S_{ne}$ with blocks in the window (a CTA each, in parallel)"),
         Line(r"If $S = 1$, the CTA of the one split writes $O$ and $\mathrm{LSE}$ to HBM: no partials, no combine.",
              writes=(1 - split) * rows * (d_v + 1)),
-        Loop(s, S_ne + 1, S, (empty,), text=r"each empty split $S_{ne} < s \le S$ (only when $S > 1$)"),
+        # the splits before the window (1 .. s_0) and after the last block (S_ne + 1 .. S): one line for both
+        Line(r"Each empty split ($s \le s_0$ or $s > S_{ne}$) writes $O_s \gets (0)$, $\mathrm{LSE}_s \gets "
+             r"(-\infty)$ (FP32).",
+             writes=split * rows * (d_v + 1) * (S - S_ne + s_0)),
     )
     combine = Loop(r, 1, split * batch_rows, (
         Line(r"Load $\mathrm{LSE}_s$ of row $r$, $1 \le s \le S$ (FP32), from HBM; on chip, "
@@ -103,9 +103,8 @@ def split_kv_window(model, packed: bool) -> Listing:
     )
     title = ("split-KV decoding over a sliding window, GQA packed: one CTA per KV head and split" if packed else
              "split-KV decoding over a sliding window, unpacked: one CTA per query head and split")
-    require = (r"$Q$, $K$, $V$ in HBM: $B$ sequences, $H$ query heads, $H_{kv}$ KV heads, $L_q$ new queries at "
-               r"positions $N_k - L_q \ldots N_k - 1$ of $N_k$ keys a sequence, each seeing $W_l$ keys to its left "
-               r"and itself; key blocks of $B_n$ keys, $S$ splits")
+    require = (r"$Q$, $K$, $V$ in HBM: $B$ sequences, $H$ query heads, $H_{kv}$ KV heads; $L_q$ new queries at "
+               r"$N_k - L_q \ldots N_k - 1$ seeing $W_l$ keys to their left; key blocks of $B_n$, $S$ splits")
     return Listing(model=model, title=title, source=SOURCE, require=require, body=body, defs=DEFS)
 
 

@@ -115,8 +115,8 @@ _SOURCE = note("FlashAttention-2 ", code("csrc/flash_attn/src/flash_fwd_kernel.h
 def _rule_pieces(rule: str) -> tuple:
     if rule == "fa2":
         return ("FA2's split rule: splits cut from all ", sp.ceiling(N_k / B_n), " key blocks of the cache, "
-                    "clipped to the window (", code("flash_fwd_kernel.h:535-539"), ")")
-    return ("FA3's split rule: the window's key blocks cut into ", S, " splits (", code("hopper/block.h:52-54"), ")")
+                    "clipped to the window (", code("flash_fwd_kernel.h"), ":535-539)")
+    return ("FA3's split rule: the window's key blocks cut into ", S, " splits (", code("hopper/block.h"), ":52-54)")
 
 
 def check_window_point(pt) -> None:
