@@ -54,6 +54,8 @@ def test_the_graders_lookup_imports_only_the_modules_it_needs():
 
 def test_the_order_puts_the_models_own_modules_first():
     order = [src[0] for _, src in registry.lookup_order("decode.mla.fp8")]
-    assert order[:2] == ["verify.checks.decode", "verify.checks.mla"]
+    first = order.index("verify.checks.mla")            # decode.mla's checks are in mla.py
+    assert "verify.checks.decode" in order[:first]      # a module named after a word of the name: as likely
+    assert order.index("verify.checks.listings") > first and order.index("verify.checks.attention") > first
     order = [src[0] for _, src in registry.lookup_order("softmax.naive")]     # defined in symbolic.models.rows
     assert order[0] == "verify.checks.rows"
