@@ -30,8 +30,8 @@ rows sees is ``lo = max(0, N_k - L_q - W_l)`` (the first new query's window) and
     nb = ceil(N_k / B_n),    j_min = floor(max(0, N_k - L_q - W_l) / B_n)
 
 FA2: ``n_block_min = max(split start, (m_block kBlockM + N_k - L_q - W_l) / kBlockN)`` and ``n_block_max
-= min(nb, split end, ceil((m_block + 1) kBlockM + N_k - L_q + W_r) / kBlockN))`` (``flash_fwd_kernel.h:
-536-542``) at ``m_block = 0``: C++'s division truncates toward zero, and the ``max`` with the split start
+= min(nb, split end, ceil(((m_block + 1) kBlockM + N_k - L_q + W_r) / kBlockN))`` (``flash_fwd_kernel.h:
+536-542``; ``actual_seqlen_k = N_k`` and ``actual_seqlen_q = L_q`` from ``block_info.h:19-24``) at ``m_block = 0``: C++'s division truncates toward zero, and the ``max`` with the split start
 (>= 0) makes it the floor of ``max(0, .)``; ``kBlockM >= L_q`` makes ``n_block_max = nb``.  FA3 computes
 the same range for a packed CTA (``block.h:35-44``: with PackGQA the row index is divided by
 ``qhead_per_khead`` first, so its rows span the same ``L_q`` positions).  The blocks are loaded whole
