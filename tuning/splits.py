@@ -109,17 +109,20 @@ def fa2_block_n(head_dim: int) -> int:
     return 256 if d <= 64 else (128 if d <= 128 else 64)
 
 
-def fa2_num_splits(B: int, H: int, H_kv: int, L_q: int, N_k: int, d: int, num_sms: int) -> int:
-    """The split count ``mha_fwd`` picks (``num_splits = 0``, no dropout, no window, no ALiBi):
+def fa2_num_splits(B: int, H: int, H_kv: int, L_q: int, N_k: int, d: int, num_sms: int, *,
+                    window: bool = False) -> int:
+    """The split count ``mha_fwd`` picks (``num_splits = 0``, no dropout, no ALiBi):
     the GQA swap (flash_api.cpp:429-437) makes a single query token of ``g`` heads ``g`` rows of one KV
-    head; then ``set_params_splitkv`` (lines 323-335): ``ceil(N_k / block_n)`` key blocks, ``ceil(rows/64)``
+    head, unless a window is set (``window_size_left < 0 && window_size_right < 0`` is one of the swap's
+    conditions, so under a window each query head is its own CTA row: ``window=True``); then ``set_params_splitkv`` (lines 323-335): ``ceil(N_k / block_n)`` key blocks, ``ceil(rows/64)``
     row blocks, ``num_sm * 2`` slots, at most 128 splits."""
     B, H, H_kv, L_q, N_k, num_sms = (validate.positive_int(n, x) for n, x in
                                      (("B", B), ("H", H), ("H_kv", H_kv), ("L_q", L_q), ("N_k", N_k),
                                       ("num_sms", num_sms)))
     if H % H_kv:
         raise BadInput("H_kv", f"must divide H, got H={H}, H_kv={H_kv}")
-    heads, seqlen_q = (H_kv, H // H_kv) if (L_q == 1 and H > H_kv) else (H, L_q)
+    window = validate.flag("window", window)
+    heads, seqlen_q = (H_kv, H // H_kv) if (L_q == 1 and H > H_kv and not window) else (H, L_q)
     _int32("N_k", N_k, "seqlen_k")
     num_n_blocks = _ceildiv(N_k, fa2_block_n(d))
     num_m_blocks = _ceildiv(seqlen_q, 64)

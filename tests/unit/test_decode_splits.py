@@ -152,3 +152,24 @@ def test_sizes_beyond_the_kernels_int_are_refused(rule, args, name):
 
 def test_the_largest_int32_shape_still_answers():
     assert fa2_num_splits(1, 32, 8, 1, 2 ** 31 - 1, 128, 132) >= 1
+
+
+def test_fa2_split_rule_under_a_window_is_the_unswapped_grid():
+    """mha_fwd's GQA swap needs ``window_size_left < 0`` (flash_api.cpp:429-437): under a window a single
+    token's g query heads stay g CTA rows of their own, which is the grid of plain multi-head attention
+    (H_kv = H, where there is nothing to swap)."""
+    from tuning.splits import fa2_num_splits
+    for B, H, H_kv, N_k, d, sms in [(1, 32, 8, 9001, 128, 132), (4, 32, 8, 70000, 128, 108), (1, 16, 8, 8001, 256, 132),
+                                    (2, 64, 8, 4097, 64, 132)]:
+        assert fa2_num_splits(B, H, H_kv, 1, N_k, d, sms, window=True) == fa2_num_splits(B, H, H, 1, N_k, d, sms)
+    # at least one of these differs from the packed count, so the flag is not a no-op
+    assert any(fa2_num_splits(1, 32, 8, 1, n, 128, 132, window=True) != fa2_num_splits(1, 32, 8, 1, n, 128, 132)
+               for n in (9001, 20000, 70000))
+
+
+def test_fa2_split_rule_window_flag_must_be_a_bool():
+    import pytest
+    from base.errors import BadInput
+    from tuning.splits import fa2_num_splits
+    with pytest.raises(BadInput, match="window"):
+        fa2_num_splits(1, 32, 8, 1, 9001, 128, 132, window="False")

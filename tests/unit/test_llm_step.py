@@ -149,7 +149,7 @@ def test_totals_add_up():
 
 
 def test_pending_rows_switch_on_when_the_model_registers(monkeypatch):
-    """A windowed decode layer needs decode.packed.window (``W_l``); until it is registered the row says so and
+    """A windowed decode layer needs decode.unpacked.window (``W_l``); until it is registered the row says so and
     the totals leave it out; once a model of that name and parameter is in the registry, the row uses it."""
     from types import SimpleNamespace
 
@@ -157,27 +157,27 @@ def test_pending_rows_switch_on_when_the_model_registers(monkeypatch):
     from symbolic.registry import ModelRef
 
     kw = dict(context=9000)                                        # beyond Mistral's 4096 window: it binds
-    if "decode.packed.window" not in registry.names():
+    if "decode.unpacked.window" not in registry.names():
         s = step("mistral-7b", **kw)
         a = _op(s, "attention (windowed decode)")
-        assert a.pending and a.why.startswith("pending: needs decode.packed.window")
+        assert a.pending and a.why.startswith("pending: needs decode.unpacked.window")
         assert any("pending" in n for n in s.notes)
         assert s.totals["bytes"] == sum(o.count * o.bytes for o in s.ops if not o.pending)
 
-    packed = registry.get("decode.packed")
+    packed = registry.get("decode.unpacked")
 
-    class StandIn:                                                 # the packed model, with a W_l it ignores
-        name = "decode.packed.window"
+    class StandIn:                                                 # the unpacked model, with a W_l it ignores
+        name = "decode.unpacked.window"
         params = tuple(packed.params) + (SimpleNamespace(name="W_l"),)
 
         def evaluate(self, **p):
             p.pop("W_l")
             return packed.evaluate(**p)
 
-    found = {**registry._refs(), "decode.packed.window": ModelRef("decode.packed.window", "stand-in", StandIn)}
+    found = {**registry._refs(), "decode.unpacked.window": ModelRef("decode.unpacked.window", "stand-in", StandIn)}
     monkeypatch.setattr(registry, "_refs", lambda: found)
     a = _op(step("mistral-7b", **kw), "attention (windowed decode)")
-    assert not a.pending and a.model == "decode.packed.window" and a.params["W_l"] == 4095
+    assert not a.pending and a.model == "decode.unpacked.window" and a.params["W_l"] == 4095
     assert a.bytes == packed.evaluate(**{k: v for k, v in a.params.items() if k != "W_l"})["bytes"]
 
 

@@ -348,10 +348,21 @@ class _Builder:
             self.pr._note(f"decode.packed counts a BF16 KV cache: --kv-dtype {self.s['kv_dtype']} is priced at BF16 "
                           "for the GQA decode attention (an upper bound on its traffic)")
         if window and N_k > W + L:
-            self.add("attention (windowed decode)", "decode.packed.window", {**p, "W_l": W}, n, lt,
-                     why + f"; sliding window W_l = {W}: query i sees keys pos - {W} .. pos, the splits cut from the "
-                     "whole cache and clipped to the window as FA2 cuts them; packed (FA2's own mha_fwd drops its GQA "
-                     "swap under a window: decode.unpacked.window counts that grid)")
+            # FA2 drops its GQA swap under a window (flash_api.cpp:429-437, 1313-1328: the swap needs
+            # window_size_left < 0), so the kernel it runs is one CTA per query head, and its split rule counts
+            # H heads of L_q rows
+            try:
+                S_w = fa2_num_splits(B, H, Hkv, L, N_k, d, self.pr.gpu.sms, window=True)
+            except BadInput as exc:
+                raise BadInput({"B": "batch", "N_k": "context"}.get(exc.param, exc.param),
+                               f"FlashAttention-2's split rule: {exc.problem}") from None
+            self.add("attention (windowed decode)", "decode.unpacked.window", {**p, "S": S_w, "W_l": W}, n, lt,
+                     f"FlashAttention-2's split-KV decode under a sliding window W_l = {W}: query i sees keys "
+                     f"pos - {W} .. pos; mha_fwd drops its GQA swap when a window is set (flash_api.cpp:429-437), "
+                     f"so one CTA per query head reads its KV head's window (g = {H // Hkv} times over); key block "
+                     f"B_n = {Bn} (flash_api.cpp:323), S = {S_w} by num_splits_heuristic over {H} heads "
+                     "(tuning/splits.py), the splits cut from the whole cache and clipped to the window as FA2 "
+                     "cuts them (flash_fwd_kernel.h:535-543)")
         else:
             extra = f"; the window (W_l = {W}) covers all {N_k} keys, so it does not bind" if window else ""
             self.add("attention (decode)", "decode.packed", p, n, lt, why + extra)
