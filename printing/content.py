@@ -21,7 +21,7 @@ import sympy as sp
 from symbolic.notes import Note, as_note, note, symbol
 
 from .human import fmt_si, fmt_time
-from .notation import GROUP_FROM, Grouped, Theta
+from .notation import GROUP_FROM, Grouped, Measured, Theta
 
 __all__ = ["Line", "Section", "Parameter", "Printout", "Quantity", "quantity", "model_printout", "model_sections", "LABEL_WIDTH",
            "joined", "point_note", "value_expr", "tied_note"]
@@ -139,9 +139,7 @@ def point_note(model, point) -> Note:
     def one(k, v):
         p = model.param(k)
         shown = _with_unit(p, v)
-        if shown is not None:
-            return note(p, f" = {shown}")
-        return Note((sp.Eq(p, value_expr(v), evaluate=False),))
+        return Note((sp.Eq(p, value_expr(v) if shown is None else Measured(shown), evaluate=False),))
     return joined([one(k, v) for k, v in point.items()], ", ")
 
 

@@ -27,7 +27,7 @@ from symbolic.params import Param
 from symbolic.shown_as import ShownAs
 
 from .glyphs import GLYPHS, relation
-from .notation import Grouped
+from .notation import Grouped, Measured
 
 __all__ = ["TileboundMathMLPrinter", "to_mathml", "note_to_html", "text_to_html", "relation_mathml"]
 
@@ -75,6 +75,9 @@ class TileboundMathMLPrinter(MathMLPresentationPrinter):
     def _print_Symbol(self, sym, style="plain"):
         if isinstance(sym, Grouped):
             return self._el("mn", text=sym._sympystr(None))
+        if isinstance(sym, Measured):          # 3.35 TB/s: the number, then its unit upright
+            number, unit = sym.name.split(" ", 1)
+            return self._el("mrow", self._el("mn", text=number), self._el("mtext", text="\u2009" + unit))
         if isinstance(sym, Symbol) or type(sym).__name__ == "Quantity":
             return self._el("mi", text=sym.name, mathvariant="normal") if len(sym.name) > 1 else \
                 self._el("mi", text=sym.name)

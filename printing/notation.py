@@ -17,7 +17,7 @@ from symbolic.notes import Omega, Theta
 
 from .human import fmt_int
 
-__all__ = ["Theta", "Omega", "Grouped", "GROUP_FROM"]
+__all__ = ["Theta", "Omega", "Grouped", "Measured", "GROUP_FROM"]
 
 #: integers of at least this many digits show in groups of three (``32,768``); shorter ones as they are
 #: (``4096``, as a user types a block size)
@@ -61,5 +61,32 @@ class Grouped(sp.Symbol):
             mantissa, exp, digits = sci.groups()
             return rf"{mantissa} \cdot 10^{{{int(exp)}}}\ \text{{({digits.replace(',', '{,}')} digits)}}"
         return text.replace(",", "{,}")
+
+    _latex = _tilebound_latex
+
+
+class Measured(sp.Symbol):
+    """A value with its unit as a caption or a point shows it, formatted as the tables' cells are
+    (:mod:`printing.human`: ``3.35 TB/s``, ``700 ns``): the text as it is, in LaTeX the number and the
+    unit upright in math (``3.35\\ \\mathrm{TB/s}``, ``2.5\\ \\mathrm{\\mu s}``).  Only for display: a symbol
+    named by its text, never computed with."""
+
+    def __new__(cls, text: str):
+        if not isinstance(text, str) or " " not in text:
+            raise TypeError(f"a number and its unit, got {text!r}")
+        return super().__new__(cls, text)
+
+    def __getnewargs_ex__(self):
+        return (self.name,), {}
+
+    def _sympystr(self, printer) -> str:
+        return self.name
+
+    _tilebound_text = _sympystr
+
+    def _tilebound_latex(self, printer) -> str:
+        number, unit = self.name.split(" ", 1)
+        unit = unit.replace("µ", r"\mu ").replace("μ", r"\mu ")
+        return rf"{number}\ \mathrm{{{unit.strip()}}}"
 
     _latex = _tilebound_latex
