@@ -94,7 +94,7 @@ from ..registry import ModelRef, defines
 
 __all__ = ["B", "H", "H_kv", "L_q", "N_k", "d", "d_v", "B_n", "S", "P", "n_SM", "c_SM", "BW", "L", "L_2",
            "decode_packed", "decode_unpacked", "decode_packed_paged", "decode_unpacked_paged", "decode_time",
-           "COUNT_MODELS", "DTYPES", "TENSOR_CLASSES", "counts", "split_counts",
+           "COUNT_MODELS", "DTYPES", "TENSOR_CLASSES", "counts", "totals", "split_counts",
            "COMBINE_ROWS_PER_CTA", "COMBINE_CTAS_PER_SM", "check_decode_point", "table_entries", "SplitLaunch"]
 
 # ------------------------------------------------------------------------------------------ parameters
@@ -221,12 +221,20 @@ def counts(packed: bool, paged: bool, divisible: bool = False) -> dict:
     }
     if not paged:
         del q["reads_table"]
+    return totals(q, R=R, G=G, keys=N_k, s_ne=s_ne, split=split)
+
+
+def totals(q: dict, *, R, G, keys, s_ne, split) -> dict:
+    """The per-class elements ``q`` (``reads_*``, ``writes_*``) with what every split-KV decode model derives
+    from them: totals, bytes at each class's element size (``TENSOR_CLASSES``), FLOPs ``2 R keys (d + d_v)``
+    over the ``keys`` each query row scores, intensity, CTAs, and the split overhead (the ``S_ne - 1`` extra
+    query loads and the partials' round trip).  Shared by the contiguous, paged and windowed models."""
     reads = sp.Add(*[v for k, v in q.items() if k.startswith("reads_")])
     writes = sp.Add(*[v for k, v in q.items() if k.startswith("writes_")])
     size = {k: element_bytes(DTYPES[c]) for k, c in TENSOR_CLASSES}
     bytes_read = sp.Add(*[size[k] * v for k, v in q.items() if k.startswith("reads_")])
     bytes_written = sp.Add(*[size[k] * v for k, v in q.items() if k.startswith("writes_")])
-    flops = 2 * R * N_k * (d + d_v)
+    flops = 2 * R * keys * (d + d_v)
     e, f32 = element_bytes("fp16"), element_bytes("fp32")
     return {
         "reads": reads, "writes": writes, "flops": flops, **q,

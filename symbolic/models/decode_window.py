@@ -88,8 +88,8 @@ from ..model import Model
 from ..notes import code, note, symbol
 from ..params import param
 from ..registry import ModelRef
-from .decode import (DTYPES, TENSOR_CLASSES, B, B_n, H, H_kv, L_q, N_k, S, SplitLaunch, check_decode_point, d,
-                     d_v)
+from .decode import (TENSOR_CLASSES, B, B_n, H, H_kv, L_q, N_k, S, SplitLaunch, check_decode_point, d, d_v,
+                     totals)
 
 __all__ = ["W_l", "RULES", "window_blocks", "window_counts", "check_window_point", "decode_packed_window",
            "decode_unpacked_window", "decode_packed_window_fa3", "WINDOW_MODELS"]
@@ -163,23 +163,7 @@ def window_counts(packed: bool, rule: str = "fa2") -> dict:
         "writes_O": R * d_v,
         "writes_LSE": R,
     }
-    size = {k: element_bytes(DTYPES[c]) for k, c in TENSOR_CLASSES}
-    reads = sp.Add(*[v for k, v in q.items() if k.startswith("reads_")])
-    writes = sp.Add(*[v for k, v in q.items() if k.startswith("writes_")])
-    bytes_read = sp.Add(*[size[k] * v for k, v in q.items() if k.startswith("reads_")])
-    bytes_written = sp.Add(*[size[k] * v for k, v in q.items() if k.startswith("writes_")])
-    flops = 2 * R * keys * (d + d_v)
-    e, f32 = element_bytes("fp16"), element_bytes("fp32")
-    return {
-        "reads": reads, "writes": writes, "flops": flops, **q,
-        "bytes_read": bytes_read, "bytes_written": bytes_written, "bytes": bytes_read + bytes_written,
-        "intensity": flops / (bytes_read + bytes_written),
-        "ctas": B * G * S,
-        "split_overhead": R * (d * (s_ne - 1) + 2 * split * S * (d_v + 1)),
-        "split_overhead_bytes": R * (e * d * (s_ne - 1) + 2 * f32 * split * S * (d_v + 1)),
-        "keys_visited": keys,
-        "splits_loading": s_ne,
-    }
+    return {**totals(q, R=R, G=G, keys=keys, s_ne=s_ne, split=split), "keys_visited": keys, "splits_loading": s_ne}
 
 
 def _units() -> dict:
