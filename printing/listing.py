@@ -107,6 +107,23 @@ def listing_to_latex(listing) -> str:
     return "\n".join(out)
 
 
+def _common_out(expr: sp.Expr) -> sp.Expr:
+    """``expr`` with the factors every term shares taken out (``B H_kv`` of the windowed decode's four terms),
+    looking at each term's top-level factors only: a sum over blocks is one factor, never entered (SymPy's
+    ``factor_terms`` moves a summand's own factors, such as ``w_j``, out of the sum)."""
+    terms = sp.Add.make_args(expr)
+    if len(terms) < 2:
+        return expr
+    factors = [sp.Mul.make_args(t) for t in terms]
+    common = {f for f in factors[0] if not f.is_Number}
+    for fs in factors[1:]:
+        common &= set(fs)
+    if not common:
+        return expr
+    rest = sp.Add(*[sp.Mul(*[f for f in fs if f not in common]) for fs in factors])
+    return sp.Mul(*sorted(common, key=sp.default_sort_key), rest)
+
+
 def _totals(listing) -> str:
     rows = listing.rows()
     lines = [r"\par\smallskip", r"{\small", r"\begin{tabular}{@{}rll@{}}", r"\toprule",
@@ -118,7 +135,7 @@ def _totals(listing) -> str:
     lines.append(r"\midrule")
     for q in ("reads", "writes"):
         if sums[q] != 0:
-            total = sums[q] if sums[q].has(sp.Sum) else sp.factor_terms(sp.expand(sums[q]))
+            total = _common_out(sums[q]) if sums[q].has(sp.Sum) else sp.factor_terms(sp.expand(sums[q]))
             lines.append(rf"\multicolumn{{2}}{{@{{}}l}}{{{q}, the lines' sum}} & ${to_latex(total)}$ \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\par}"]
     return "\n".join(lines)
