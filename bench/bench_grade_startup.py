@@ -18,13 +18,11 @@ example's grade went from about 17.6 s to 2.5 s wall.
 from __future__ import annotations
 
 import argparse
-import os
-import resource
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
+
+from timing import interleaved
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,25 +44,11 @@ COMMANDS = {
 }
 
 
-def _once(cmd, env) -> tuple:
-    """``(wall seconds, CPU seconds)`` of one fresh process (CPU: user + system, less hit by a shared machine)."""
-    r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-    subprocess.run(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    wall, r1 = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args(argv)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
-    times = {k: [] for k in COMMANDS}
-    for cmd in COMMANDS.values():          # warm the file cache once, untimed
-        _once(cmd, env)
-    for _ in range(args.repeat):
-        for name, cmd in COMMANDS.items():
-            times[name].append(_once(cmd, env))
+    times = interleaved(COMMANDS, args.repeat, ROOT)
     med = {k: statistics.median(w for w, _ in v) for k, v in times.items()}
     cpu = {k: statistics.median(c for _, c in v) for k, v in times.items()}
     print(f"{'command':<26}{'wall':>9}{'CPU':>9}   (medians of {args.repeat} runs each, interleaved)")

@@ -15,11 +15,11 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from timing import fresh, interleaved
 
 ROOT = Path(__file__).resolve().parents[1]
 _TB = [sys.executable, "-m", "tilebound"]
@@ -31,23 +31,13 @@ COMMANDS = {
 }
 
 
-def _once(cmd, env) -> float:
-    t0 = time.perf_counter()
-    subprocess.run(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - t0
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--no-verify", action="store_true")
     a = ap.parse_args(argv)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    times = {k: [] for k in COMMANDS}
-    for _ in range(a.repeat):
-        for k, cmd in COMMANDS.items():
-            times[k].append(_once(cmd, env))
+    times = {k: [w for w, _ in v] for k, v in interleaved(COMMANDS, a.repeat, ROOT).items()}
     med = {k: statistics.median(v) for k, v in times.items()}
     show = med["tilebound show gemm.tiled --at M=1"]
     for k, t in med.items():
@@ -56,8 +46,8 @@ def main(argv=None) -> int:
         return 0
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "step.json")
-        t = _once(_TB + ["llm", "deepseek-v3", "--phase", "decode", "--context", "32768", "--verify", "--jobs",
-                         str(a.jobs), "--format", "json", "-o", out], env)
+        t, _ = fresh(_TB + ["llm", "deepseek-v3", "--phase", "decode", "--context", "32768", "--verify", "--jobs",
+                            str(a.jobs), "--format", "json", "-o", out], ROOT)
         rows = json.load(open(out))["verify"]
     agree = sum(r["status"] == "agrees" for r in rows)
     longest = max(rows, key=lambda r: r["seconds"])

@@ -12,12 +12,11 @@ status is 1 when it does not.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
+
+from timing import interleaved
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,23 +32,11 @@ COMMANDS = {
 }
 
 
-def _once(cmd, env) -> float:
-    t0 = time.perf_counter()
-    subprocess.run(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - t0
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=9)
     args = ap.parse_args(argv)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
-    times = {k: [] for k in COMMANDS}
-    for cmd in COMMANDS.values():          # warm the file cache once, untimed
-        _once(cmd, env)
-    for _ in range(args.repeat):
-        for name, cmd in COMMANDS.items():
-            times[name].append(_once(cmd, env))
+    times = {k: [w for w, _ in v] for k, v in interleaved(COMMANDS, args.repeat, ROOT).items()}
     base = statistics.median(times["import sympy"])
     print(f"{'command':<28}{'median':>10}{'ratio':>8}{'own time':>11}   ({args.repeat} runs each, interleaved)")
     for name, ts in times.items():
