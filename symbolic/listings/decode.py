@@ -86,20 +86,25 @@ SOURCE = ("Dao, Haziza, Massa, Sizov 2023, Flash-Decoding; FlashAttention-2 src/
           "(splits), 795 (Q), 944-987 (key blocks), 1117-1299 (combine), csrc/flash_attn/flash_api.cpp:337-339")
 
 
+def grid(packed: bool, g) -> tuple:
+    """The split kernel's grid in the listing's terms (``g`` the listing's heads-a-KV-head symbol):
+    ``(rows, groups, batch_rows, group_text, q_text, kv_head)``: the query rows of one CTA, the (sequence,
+    head group) pairs, ``B H L_q``, and the texts of the group loop, the Q load and the KV head a CTA reads.
+    Shared by the contiguous and the windowed listings."""
+    rows = g * L_q if packed else L_q
+    groups = B * H_kv if packed else B * H
+    batch_rows = B * H_kv * g * L_q if packed else B * H * L_q
+    if packed:
+        return (rows, groups, batch_rows, r"each sequence $b$ and KV head $h$, $B H_{kv}$ pairs (in parallel)",
+                r"Load $Q_{bh}$, the $g L_q$ query rows of the $g$ heads of KV head $h$, from HBM.", "")
+    return (rows, groups, batch_rows, r"each sequence $b$ and query head $h$, $B H$ pairs (in parallel)",
+            r"Load $Q_{bh}$, the $L_q$ query rows of head $h$, from HBM.", r" of KV head $\lceil h / g \rceil$")
+
+
 def split_kv(model, packed: bool) -> Listing:
     """The listing of ``model`` (its ModelRef): the split kernel over (sequence, head group, split) and the
     combine kernel over the query rows."""
-    rows = g * L_q if packed else L_q                       # query rows of one CTA
-    groups = B * H_kv if packed else B * H                  # (sequence, head group) pairs
-    batch_rows = B * H_kv * g * L_q if packed else B * H * L_q   # B H L_q, in the listing's terms
-    if packed:
-        group_text = r"each sequence $b$ and KV head $h$, $B H_{kv}$ pairs (in parallel)"
-        q_text = r"Load $Q_{bh}$, the $g L_q$ query rows of the $g$ heads of KV head $h$, from HBM."
-        kv_head = ""
-    else:
-        group_text = r"each sequence $b$ and query head $h$, $B H$ pairs (in parallel)"
-        q_text = r"Load $Q_{bh}$, the $L_q$ query rows of head $h$, from HBM."
-        kv_head = r" of KV head $\lceil h / g \rceil$"
+    rows, groups, batch_rows, group_text, q_text, kv_head = grid(packed, g)
     split_body = (
         Line(q_text, reads=rows * d),
         Line(r"Load $K_j$, $V_j$" + kv_head + r", the valid rows of its $c_s$ key blocks $j$ in turn; on chip, "

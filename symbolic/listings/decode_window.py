@@ -31,6 +31,7 @@ import sympy as sp
 from ..models.decode import B, B_n, H, H_kv, L_q, N_k, S, SplitLaunch, d, d_v
 from ..models.decode_window import W_l, decode_packed_window, decode_unpacked_window
 from . import Line, Listing, Loop, abbreviation, index
+from .decode import grid
 
 bh, s, r = index("bh"), index("s"), index("r")
 n_b, n_bps, S_ne = abbreviation("n_b"), abbreviation("n_bps"), abbreviation("S_ne")
@@ -57,17 +58,7 @@ SOURCE = "Flash-Decoding (Dao et al. 2023); FlashAttention-2 src/flash_fwd_kerne
 
 def split_kv_window(model, packed: bool) -> Listing:
     """The listing of ``model``: the split kernel over (sequence, head group, split), the combine over the rows."""
-    rows = g * L_q if packed else L_q
-    groups = B * H_kv if packed else B * H
-    batch_rows = B * H_kv * g * L_q if packed else B * H * L_q
-    if packed:
-        group_text = r"each sequence $b$ and KV head $h$, $B H_{kv}$ pairs (in parallel)"
-        q_text = r"Load $Q_{bh}$, the $g L_q$ query rows of the $g$ heads of KV head $h$, from HBM."
-        kv_head = ""
-    else:
-        group_text = r"each sequence $b$ and query head $h$, $B H$ pairs (in parallel)"
-        q_text = r"Load $Q_{bh}$, the $L_q$ query rows of head $h$, from HBM."
-        kv_head = r" of KV head $\lceil h / g \rceil$"
+    rows, groups, batch_rows, group_text, q_text, kv_head = grid(packed, g)
     split_body = (
         Line(q_text, reads=rows * d),
         Line(r"Load $K_j$, $V_j$" + kv_head + r", the valid rows of its blocks in the window; on chip, the "
