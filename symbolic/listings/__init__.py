@@ -17,11 +17,12 @@ loop indices are plain SymPy symbols of the listing (not parameters).
 A listing names its model object (``Listing(model=GEMV_TILED, ...)``, the :class:`~symbolic.registry.ModelRef`
 of ``symbolic.models.<family>``).  Listings are found as models and checks are (:func:`base.discovery.discover`):
 every module-level :class:`Listing` of the modules of this package, and of the modules named by entry points of
-the group ``tilebound.listings`` (a lab's own package ships its listing so).  At discovery each is checked
-against its model: a listing whose model is not registered, or whose expressions use a symbol that is neither
-a parameter of its model nor one of its loop indices (inside that loop) or abbreviations, is a
-:class:`~base.errors.BadInput` naming ``listing``, the listing and the symbol.  :func:`listing_for` finds a
-listing by its model's name.
+the group ``tilebound.listings`` (a lab's own package ships its listing so).  Discovery builds no model
+(:func:`discovered` answers from it alone); a listing is checked against its model when it is
+first looked up (:func:`listing_for` checks the one it returns, :func:`listings` every one): a listing whose
+model is not registered, or whose expressions use a symbol that is neither a parameter of its model nor one of
+its loop indices (inside that loop) or abbreviations, is a :class:`~base.errors.BadInput` naming ``listing``,
+the listing and the symbol.
 
 :meth:`Listing.count` counts at a point by walking the loops while that takes at most :data:`WALK_BUDGET`
 loop iterations, and by evaluating each line's symbolic total (derived once) beyond; its result says which.
@@ -43,7 +44,8 @@ from ..evaluate import compile_env, to_python_number
 from ..model import Model
 from ..registry import ModelRef
 
-__all__ = ["Line", "Loop", "Listing", "Count", "listing_for", "listings", "index", "abbreviation", "Index",
+__all__ = ["Line", "Loop", "Listing", "Count", "listing_for", "listings", "discovered", "index",
+           "abbreviation", "Index",
            "WALK_BUDGET", "ENTRY_POINT_GROUP"]
 
 
@@ -486,10 +488,17 @@ ENTRY_POINT_GROUP = "tilebound.listings"
 
 @lru_cache(maxsize=1)
 def _table() -> dict:
-    found = discovery.discover(PACKAGE, ENTRY_POINT_GROUP, Listing, "listing")
-    for listing in found.values():
+    """The listings discovered, by model name, each not yet checked (:func:`_checked` checks it on first use)."""
+    return discovery.discover(PACKAGE, ENTRY_POINT_GROUP, Listing, "listing")
+
+
+def _checked(listing: Listing) -> Listing:
+    """``listing`` once :func:`_check` has passed it (checked once per listing object: the check builds its
+    model, which is what makes checking every listing at discovery slow)."""
+    if not listing.__dict__.get("_checked_against_model"):
         _check(listing)
-    return found
+        listing.__dict__["_checked_against_model"] = True      # a frozen dataclass: set as cached_property does
+    return listing
 
 
 def _check(listing: Listing) -> None:
@@ -551,9 +560,18 @@ def listings() -> dict:
     """``{model name: Listing}`` of every listing: the module-level :class:`Listing` objects of the modules of
     this package and of the entry points of the group ``tilebound.listings`` (:func:`base.discovery.discover`,
     as models and checks are found), each checked against its model (:func:`_check`)."""
+    return {name: _checked(listing) for name, listing in _table().items()}
+
+
+def discovered() -> dict:
+    """``{model name: Listing}`` of every listing as discovered, none checked against its model yet and no
+    model built (a listing names its model by its :class:`~symbolic.registry.ModelRef`): for a caller that
+    needs the names, titles and model objects now and a listing later - it looks that one up with
+    :func:`listing_for`, which checks it."""
     return dict(_table())
 
 
 def listing_for(name: str) -> Optional[Listing]:
-    """The listing of the model called ``name``, or ``None``."""
-    return _table().get(name)
+    """The listing of the model called ``name``, checked against its model (:func:`_check`), or ``None``."""
+    found = _table().get(name)
+    return None if found is None else _checked(found)

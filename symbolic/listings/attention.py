@@ -61,8 +61,15 @@ REQUIRE_DV = (r"Matrices $Q \in \mathbb{R}^{N \times d}$, $K \in \mathbb{R}^{N_k
               r"$V \in \mathbb{R}^{N_k \times d_v}$ in HBM, on-chip SRAM of $M$ elements")
 
 
-def value_width(model):
-    """``d_v`` when ``model`` has that parameter (``V`` and ``O`` of their own width), else ``d``."""
+def value_width(model, dv=None):
+    """The width of ``V`` and ``O``: ``dv`` when the caller says (``d_v`` or ``d``; the module-level listings
+    say, so that importing them builds no model), else ``d_v`` when ``model`` has that parameter (building it),
+    else ``d``.  ``tests/unit/test_listing_lazy.py`` checks that each listing uses ``d_v`` exactly when its
+    model has it."""
+    if dv is not None:
+        if dv is not d and dv is not d_v:
+            raise ValueError(f"a listing's value width is d or d_v, got {dv!r}")
+        return dv
     return d_v if any(p.name == "d_v" for p in model.params) else d
 
 
@@ -106,11 +113,11 @@ def fa1(model, causal: bool = False, paper: bool = False) -> Listing:
                    defs=DEFS + (CAUSAL_DEFS[:1] if causal else ()), subs=_PAPER_SUBS if paper else {})
 
 
-def fa2(model, causal: bool = False, paper: bool = False) -> Listing:
+def fa2(model, causal: bool = False, paper: bool = False, dv=None) -> Listing:
     """Algorithm 1 of FlashAttention-2 (query blocks outside); ``V`` and ``O`` ``d_v`` wide where the model
-    has that parameter."""
+    has that parameter (``dv``: :func:`value_width`)."""
     inner_hi = J_i if causal else T_c
-    dv = value_width(model)
+    dv = value_width(model, dv)
     body = (
         Line(r"Divide $Q$ into $T_r$ blocks $Q_1, \ldots, Q_{T_r}$ of $B_r$ rows, and $K$, $V$ into $T_c$ "
              r"blocks $K_1, \ldots, K_{T_c}$ and $V_1, \ldots, V_{T_c}$ of $B_c$ rows."),
@@ -243,9 +250,9 @@ def flash_bwd(model, causal: bool = False, paper: bool = False) -> Listing:
 FA1_FWD = fa1(models.fa1_fwd)
 FA1_FWD_CAUSAL = fa1(models.fa1_fwd_causal, causal=True)
 FA1_FWD_PAPER = fa1(models.fa1_fwd_paper, paper=True)
-FA2_FWD = fa2(models.fa2_fwd)
-FA2_FWD_CAUSAL = fa2(models.fa2_fwd_causal, causal=True)
-FA2_FWD_PAPER = fa2(models.fa2_fwd_paper, paper=True)
+FA2_FWD = fa2(models.fa2_fwd, dv=d_v)
+FA2_FWD_CAUSAL = fa2(models.fa2_fwd_causal, causal=True, dv=d_v)
+FA2_FWD_PAPER = fa2(models.fa2_fwd_paper, paper=True, dv=d)
 STANDARD_FWD = standard_fwd()
 STANDARD_BWD = standard_bwd()
 FLASH_BWD = flash_bwd(models.flash_bwd)

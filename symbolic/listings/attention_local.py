@@ -23,7 +23,7 @@ from dataclasses import replace
 
 import sympy as sp
 
-from ..models.attention import FA2_SOURCE, B_c, B_r, N, N_k, d
+from ..models.attention import FA2_SOURCE, B_c, B_r, N, N_k, d, d_v
 from ..models import attention_local as local
 from ..models.attention_local import FA3_SOURCE, C, W_l, W_r, fa3_tile_nodes
 from . import Line, Listing, Loop, abbreviation, index
@@ -62,10 +62,11 @@ _MASK_TEXT = {"window": r"key $k$ visible from position $p$ iff $p - W_l \le k \
                        r"and $k \le p$"}
 
 
-def window_fwd(model, mask: str = "window", subs=None, source: str = FA2_SOURCE + ", Algorithm 1") -> Listing:
+def window_fwd(model, mask: str = "window", subs=None, source: str = FA2_SOURCE + ", Algorithm 1",
+               dv=None) -> Listing:
     """Algorithm 1 of FlashAttention-2 with a local mask: query blocks outside, the key blocks they see inside."""
     (lo, lo_v, lo_m), (hi, hi_v, hi_m) = FWD_RANGE[mask]
-    dv = value_width(model)                  # V and O are d_v wide where the model says so
+    dv = value_width(model, dv)              # V and O are d_v wide where the model says so
     body = (
         Line(r"Divide $Q$ into $T_r$ blocks $Q_1, \ldots, Q_{T_r}$ of $B_r$ rows, and $K$, $V$ into $T_c$ "
              r"blocks $K_1, \ldots, K_{T_c}$ and $V_1, \ldots, V_{T_c}$ of $B_c$ rows."),
@@ -137,13 +138,13 @@ def window_bwd(model, mask: str = "window") -> Listing:
 _FA3 = FA3_SOURCE + ", hopper/tile_size.h:10-54; FlashAttention-2's Algorithm 1 at those tiles"
 
 LISTINGS = (
-    window_fwd(local.fa2_fwd_window),
-    window_fwd(local.fa2_fwd_chunked, mask="chunk"),
+    window_fwd(local.fa2_fwd_window, dv=d_v),
+    window_fwd(local.fa2_fwd_chunked, mask="chunk", dv=d),
     window_bwd(local.flash_bwd_window),
     window_bwd(local.flash_bwd_chunked, mask="chunk"),
-    window_fwd(local.fa3_fwd_window, subs=fa3_tile_nodes("window"), source=_FA3),
-    replace(fa2(local.fa3_fwd), subs=fa3_tile_nodes("full"), source=_FA3,
+    window_fwd(local.fa3_fwd_window, subs=fa3_tile_nodes("window"), source=_FA3, dv=d_v),
+    replace(fa2(local.fa3_fwd, dv=d_v), subs=fa3_tile_nodes("full"), source=_FA3,
             title="FlashAttention-3 forward at tile_size_fwd_sm90's tiles"),
-    replace(fa2(local.fa3_fwd_causal, causal=True), subs=fa3_tile_nodes("causal"), source=_FA3,
+    replace(fa2(local.fa3_fwd_causal, causal=True, dv=d_v), subs=fa3_tile_nodes("causal"), source=_FA3,
             title="FlashAttention-3 forward at tile_size_fwd_sm90's tiles, causal"),
 )

@@ -73,7 +73,7 @@ def plugin(tmp_path, monkeypatch, toys):
     monkeypatch.syspath_prepend(str(tmp_path))
     real = importlib.metadata.entry_points
 
-    def use(module):
+    def use(module, checked=True):
         ep = importlib.metadata.EntryPoint("toy", f"tilebound_toy_listings.{module}", "tilebound.listings")
 
         def entry_points(**params):
@@ -81,7 +81,7 @@ def plugin(tmp_path, monkeypatch, toys):
             return list(found) + [ep] if params.get("group") == "tilebound.listings" else found
         monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
         symbolic.listings._table.cache_clear()
-        return symbolic.listings.listings()
+        return symbolic.listings.listings() if checked else symbolic.listings.discovered()
     yield use
     symbolic.listings._table.cache_clear()
     for name in [m for m in sys.modules if m.startswith("tilebound_toy_listings")]:
@@ -110,6 +110,20 @@ def test_a_bad_listing_is_refused_at_discovery_naming_it(plugin, module, words):
     assert e.value.param == "listing"
     for w in words:
         assert w in str(e.value), (w, str(e.value))
+
+
+@pytest.mark.parametrize("module", ["stray_symbol", "undefined_abbreviation", "index_outside_its_loop"])
+def test_a_bad_listing_is_found_unchecked_and_refused_when_looked_up(plugin, module):
+    """Discovery alone builds no model and checks nothing (what ``python -m verify --list`` reads); the
+    bad listing is refused when it is looked up - by its own name - and by :func:`listings`."""
+    found = plugin(module, checked=False)
+    assert "toy.halo" in found and found["toy.halo"].model is halo
+    with pytest.raises(BadInput) as e:
+        listing_for("toy.halo")
+    assert e.value.param == "listing" and "toy.halo" in str(e.value)
+    assert listing_for("gemm.tiled").model.name == "gemm.tiled"        # the others are looked up as before
+    with pytest.raises(BadInput):
+        symbolic.listings.listings()
 
 
 def test_a_listing_naming_its_model_by_a_string_fails_its_module(plugin):

@@ -18,11 +18,14 @@ listing, is evaluated instead; a disagreement's message says which was done.
 The points are that check's own: its pinned grid and its hypothesis strategy (fewer draws), so the listing
 is checked over the model's sweep.  The listings and checks are both found by discovery (a lab's package
 adds its listing through the ``tilebound.listings`` entry point and gets its ``<model>.listing`` here).
+Finding the properties builds no model (:func:`symbolic.listings.discovered`); a listing is checked against
+its model (:func:`symbolic.listings.listing_for`) when its property first runs, and a listing its model
+refuses stops that run with the :class:`~base.errors.BadInput` naming it.
 """
 
 from __future__ import annotations
 
-from symbolic.listings import WALK_BUDGET, listings
+from symbolic.listings import WALK_BUDGET, discovered, listing_for
 
 from ..core import Check, Property
 from ..registry import checks_of
@@ -37,9 +40,10 @@ def _primary(name: str) -> Check:
     return found[0]
 
 
-def _holds(listing):
+def _holds(name):
     def holds(point):
-        check = _primary(listing.name)
+        listing = listing_for(name)          # checked against its model on first use (builds the model)
+        check = _primary(name)
         pt = {k: v for k, v in point.items() if k not in check.extra}
         lines = listing.count(pt)            # validated once, by the model
         formula = {q: listing.model.evaluate(q, **pt) for q in QUANTITIES}
@@ -52,11 +56,19 @@ def _holds(listing):
     return holds
 
 
+def _grid(name, full):
+    listing_for(name)                        # a listing its model refuses fails the run here, naming it
+    return _primary(name).grid(full)
+
+
 def _property(listing) -> Property:
+    """``<model>.listing`` of a discovered listing: its name, title and model object are read now, the listing
+    is looked up (and checked against its model) when the property first runs, so that finding the properties
+    (``python -m verify --list``, ``--model X``) builds no model."""
     name = listing.name
     return Property(
-        name=f"{name}.listing", holds=_holds(listing), model=listing.model,
-        grid=lambda full: _primary(name).grid(full),
+        name=f"{name}.listing", holds=_holds(name), model=listing.model,
+        grid=lambda full: _grid(name, full),
         strategy=lambda: _strategy(name), draws=8, draws_full=80,
         size=lambda p: _primary(name).size_of(p),
         description=(f"{listing.title}: the annotated lines' reads and writes = the formula = the executor's "
@@ -68,4 +80,4 @@ def _strategy(name):
     return s() if callable(s) and not hasattr(s, "example") else s
 
 
-LISTING_PROPERTIES = tuple(_property(lst) for lst in listings().values())
+LISTING_PROPERTIES = tuple(_property(lst) for lst in discovered().values())
