@@ -248,12 +248,20 @@ class Model:
             self.validate(out)
         return out
 
-    def evaluate(self, quantity: Optional[str] = None, **point):
-        """Exact value(s) at a point: an int (or Fraction) for one quantity, else a dict of all."""
+    def evaluate(self, quantity=None, **point):
+        """Exact value(s) at a point: an int (or Fraction) for one quantity (a name), a dict of those named
+        for a list or tuple of names, else a dict of all.  The point is validated once whatever the number
+        of quantities (a sweep asks for several at each point)."""
+        if isinstance(quantity, (list, tuple)):
+            for q in quantity:
+                if q not in self._compiled:
+                    self[q]     # BadInput naming the quantities
+            pt = self.check_point(point)
+            return {q: self._compiled[q](**pt) for q in quantity}
         pt = self.check_point(point)
         if quantity is not None:
             if quantity not in self._compiled:
-                self[quantity]  # raises a KeyError naming the quantities
+                self[quantity]  # BadInput naming the quantities
             return self._compiled[quantity](**pt)
         return {k: f(**pt) for k, f in self._compiled.items()}
 

@@ -100,7 +100,7 @@ class Check:
     def formula(self, point: Point) -> dict:
         """The model's exact values at ``point`` (its ``extra`` keys dropped)."""
         pt = {k: v for k, v in point.items() if k not in self.extra}
-        return {q: self.model.evaluate(q, **pt) for q in self.quantities}
+        return self.model.evaluate(tuple(self.quantities), **pt)
 
     def size_of(self, point: Point) -> int:
         return _size_of(self.size, point)

@@ -196,26 +196,32 @@ class Listing:
         * ``"sums"``: each moving line's symbolic total (:meth:`rows`' *in all*: its per-run elements summed
           over its loops, derived once per listing and cached), evaluated exactly at the point.
 
-        By default (``method=None``) the walk runs when it takes at most ``budget`` loop iterations
-        (:data:`WALK_BUDGET`; the iterations at the point are the loops' trip counts, evaluated exactly
-        from :meth:`times`), the sums otherwise.  ``method="walk"`` walks whatever it costs."""
+        By default (``method=None``) the walk runs while it takes at most ``budget`` loop iterations
+        (:data:`WALK_BUDGET`: a loop's trip count is charged before it runs, so a walk past the budget stops
+        at the loop that crosses it, and costs at most ``budget`` iterations), and the sums count beyond;
+        ``.iterations`` is the walk's loop iterations either way (beyond the budget, the loops' trip counts
+        evaluated exactly from :meth:`times`).  ``method="walk"`` walks whatever it costs.  The symbolic
+        totals are derived on the first count that needs them."""
         if method not in (None, "walk", "sums"):
             raise BadInput("method", f"a listing counts by 'walk' or 'sums', got {method!r}")
         budget = WALK_BUDGET if budget is None else validate.integer("budget", budget, 0)
-        plan = self._plan
         pt = self._model().check_point(point)
-        env = {sym: pt[sym.name] for sym in plan.params}
-        iterations = max(0, to_python_number(plan.iterations.at(env)[0]))
-        if method == "walk" or (method is None and iterations <= budget):
-            totals, left = [0, 0], [float("inf") if method == "walk" else budget]
-            plan.walk.bind(env)
+        if method != "sums":
+            walk = self._walk_plan
+            env = {sym: pt[sym.name] for sym in walk.params}
+            budgeted = method is None           # "walk" walks whatever it costs: left counts down from 0
+            left, totals = [budget if budgeted else 0], [0, 0]
+            walk.group.bind(env)
             try:
-                _walk(plan.body, env, totals, left)
-            except _OverBudget:         # an empty loop made the estimate short: count by the sums
+                _walk(walk.body, env, totals, left, budgeted)
+            except _OverBudget:         # more loop iterations than the budget: count by the sums
                 pass
             else:
-                walked = iterations if method == "walk" else budget - left[0]
+                walked = budget - left[0] if budgeted else -left[0]
                 return Count(to_python_number(totals[0]), to_python_number(totals[1]), "walk", walked)
+        plan = self._sums_plan
+        env = {sym: pt[sym.name] for sym in plan.params}
+        iterations = max(0, to_python_number(plan.iterations.at(env)[0]))
         sums = plan.sums.at(env)
         reads = sum(v for v, q in zip(sums, plan.quantities) if q == "reads")
         writes = sum(v for v, q in zip(sums, plan.quantities) if q == "writes")
@@ -227,26 +233,32 @@ class Listing:
         return m.model if isinstance(m, ModelRef) else m
 
     @cached_property
-    def _plan(self) -> "_Plan":
-        """Everything :meth:`count` evaluates, compiled once: the loop nest (bounds and per-run elements), the
-        walk's loop iterations, and each moving line's symbolic total (:meth:`rows`), each in the model's
-        parameters and the loop indices (:meth:`expand`)."""
-        walk = _Group()
-        free: set = set()
+    def _walk_plan(self) -> "_WalkPlan":
+        """The loop nest :meth:`count` walks, compiled once: each loop's bounds and each moving line's per-run
+        elements, in the model's parameters and the loop indices, the abbreviations written out as the
+        listing states them (:meth:`literal`: nothing simplified, so the walk evaluates what the lines say)."""
+        group = _Group()
 
-        def plan(items, loops):
+        def plan(items):
             out = []
             for it in items:
                 if isinstance(it, Loop):
-                    out.append((it.index, walk.add(self.expand(it.lo)), walk.add(self.expand(it.hi)),
-                                plan(it.body, loops + (it,))))
+                    out.append((it.index, _integral(group.add(self.literal(it.lo))),
+                                _integral(group.add(self.literal(it.hi))), plan(it.body)))
                 else:
-                    per = [walk.add(self.expand(e)) if e != 0 else None
+                    per = [group.add(self.literal(e)) if e != 0 else None
                            for e in (sp.sympify(it.reads), sp.sympify(it.writes))]
                     if per != [None, None]:
                         out.append((None, per[0], per[1], None))
             return tuple(out)
-        body = plan(self.body, ())
+        body = plan(self.body)
+        return _WalkPlan(body=body, group=group, params=tuple(group.free))
+
+    @cached_property
+    def _sums_plan(self) -> "_SumsPlan":
+        """What :meth:`count` evaluates beyond the walk's budget, derived once, on first need: each moving
+        line's symbolic total (:meth:`rows`) and the walk's loop iterations (:meth:`times`), in the model's
+        parameters (:meth:`expand`)."""
         loops = [(it, around) for it, around, _ in self.walk() if isinstance(it, Loop)]
         iterations = _Group()
         iterations.add(self.expand(sum((self.times(around + (it,)) for it, around in loops), sp.Integer(0))))
@@ -258,10 +270,18 @@ class Listing:
                     if e != 0:
                         sums.add(self.expand(self.total(e, around)))
                         quantities.append(q)
-        for g in (walk, iterations, sums):
-            free |= g.free
-        return _Plan(body=body, walk=walk, iterations=iterations, sums=sums, quantities=tuple(quantities),
-                     params=tuple(free))
+        return _SumsPlan(iterations=iterations, sums=sums, quantities=tuple(quantities),
+                         params=tuple(iterations.free | sums.free))
+
+    def literal(self, expr) -> sp.Expr:
+        """``expr`` with the abbreviations and ``subs`` written out and nothing evaluated: the tree as the
+        listing states it (SymPy's ``Min``/``Max`` compare their arguments when built, seconds a listing; an
+        exact evaluation gives the same value either way)."""
+        e = sp.sympify(expr)
+        with sp.evaluate(False):
+            for sym, value, _ in reversed(self.defs):
+                e = e.xreplace({sym: sp.sympify(value)})
+            return e.xreplace(dict(self.subs)) if self.subs else e
 
     @property
     def name(self) -> str:
@@ -309,7 +329,9 @@ class _Group:
         """``f(env)`` of ``expr``; ``env`` must hold the parameters and, once :meth:`bind` ran, the invariants."""
         expr = sp.sympify(expr)
         self.free |= {s for s in expr.free_symbols if not isinstance(s, Index)}
-        f = compile_env(self._hoist(expr))
+        with sp.evaluate(False):        # rebuilt as written: a Min of hoisted symbols is not compared again
+            hoisted = self._hoist(expr)
+        f = compile_env(hoisted)
         self.compiled.append(f)
         return f
 
@@ -338,16 +360,21 @@ class _Group:
 
 
 @dataclass(frozen=True)
-class _Plan:
+class _WalkPlan:
     body: tuple             # (index, lo, hi, body) for a loop; (None, reads, writes, None) for a moving line
-    walk: _Group            # the loop nest's expressions
+    group: _Group           # the loop nest's expressions
+    params: tuple           # the model's parameters they use
+
+
+@dataclass(frozen=True)
+class _SumsPlan:
     iterations: _Group      # one expression: the loop iterations of a walk
     sums: _Group            # each moving line's total
     quantities: tuple       # "reads" or "writes", for each of ``sums``
-    params: tuple           # the model's parameters the listing's expressions use
+    params: tuple           # the model's parameters they use
 
 
-def _walk(items, env, totals, left) -> None:
+def _walk(items, env, totals, left, budgeted) -> None:
     """Run the loops of a compiled plan, adding each moving line's elements per run into ``totals``;
     ``left[0]`` is the loop iterations still allowed (:class:`_OverBudget` past them)."""
     for index, a, b, body in items:
@@ -360,20 +387,27 @@ def _walk(items, env, totals, left) -> None:
         lo, hi = a(env), b(env)
         if hi >= lo:
             left[0] -= hi - lo + 1
-            if left[0] < 0:
+            if left[0] < 0 and budgeted:
                 raise _OverBudget
         outer = env.get(index, _UNSET)
         for v in range(lo, hi + 1):
             env[index] = v
-            _walk(body, env, totals, left)
+            _walk(body, env, totals, left, budgeted)
         if outer is _UNSET:
             env.pop(index, None)
         else:
             env[index] = outer
 
 
+def _integral(f):
+    """A loop bound's ``f(env)`` as an int: an unevaluated tree can give an integral Fraction (``2 * (N/2)``)."""
+    def bound(env):
+        return to_python_number(f(env))
+    return bound
+
+
 class _OverBudget(Exception):
-    """A walk went past its budget of loop iterations (the trip counts' estimate was short)."""
+    """A walk went past its budget of loop iterations."""
 
 
 _UNSET = object()

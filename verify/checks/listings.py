@@ -46,7 +46,7 @@ def _holds(name):
         check = _primary(name)
         pt = {k: v for k, v in point.items() if k not in check.extra}
         lines = listing.count(pt)            # validated once, by the model
-        formula = {q: listing.model.evaluate(q, **pt) for q in QUANTITIES}
+        formula = listing.model.evaluate(tuple(QUANTITIES), **pt)
         got = check.execute(point)
         executed = {q: got[q] for q in QUANTITIES if q in got}
         bad = [f"{q}: lines ({lines.method}, {lines.iterations:,} loop iterations) {lines[q]}, "

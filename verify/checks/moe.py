@@ -100,7 +100,7 @@ class RoutedCheck(Check):
     def formula(self, point) -> dict:
         pt = {kk: v for kk, v in point.items() if kk not in self.extra}
         model = grouped_for(point["counts"])
-        return {q: model.evaluate(q, **pt) for q in self.quantities}
+        return model.evaluate(tuple(self.quantities), **pt)
 
 
 _ROUTED = [  # T, E, k, N, K, B_M, B_N, B_K, counts: why
