@@ -100,10 +100,20 @@ class Check:
     def formula(self, point: Point) -> dict:
         """The model's exact values at ``point`` (its ``extra`` keys dropped)."""
         pt = {k: v for k, v in point.items() if k not in self.extra}
-        return self.model.evaluate(tuple(self.quantities), **pt)
+        if _validates_once(self.model):     # the point validated once for all the quantities
+            return self.model.evaluate(tuple(self.quantities), **pt)
+        return {q: self.model.evaluate(q, **pt) for q in self.quantities}
 
     def size_of(self, point: Point) -> int:
         return _size_of(self.size, point)
+
+
+def _validates_once(model) -> bool:
+    """Does ``model`` take a tuple of quantities (a :class:`~symbolic.model.Model` or its ``ModelRef``)?  Any
+    other object with an ``evaluate(quantity, **point)`` is asked one quantity at a time."""
+    from symbolic.model import Model
+    from symbolic.registry import ModelRef
+    return isinstance(model, (Model, ModelRef))
 
 
 @dataclass(frozen=True)
