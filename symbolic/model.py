@@ -169,8 +169,9 @@ class Model:
 
     # ----------------------------------------------------------------- evaluation
     @cached_property
-    def _compiled(self):
-        return {k: compile_exact(v, self.params) for k, v in self.all_quantities.items()}
+    def _compiled(self) -> "_Compiled":
+        """Each quantity compiled for exact evaluation, on first use (a sweep asks for a few of them)."""
+        return _Compiled(self.all_quantities, self.params)
 
     def __post_init__(self):
         bad = [p for p in self.params if not isinstance(p, Param)]
@@ -295,6 +296,27 @@ class Model:
 
     def __repr__(self) -> str:
         return f"Model({self.name!r})"
+
+
+class _Compiled(dict):
+    """``{quantity: compile_exact(expression)}``, each compiled when first looked up; iterating it compiles
+    every quantity, in the model's order."""
+
+    def __init__(self, quantities, params):
+        super().__init__()
+        self._quantities, self._params = quantities, params
+
+    def __contains__(self, key) -> bool:
+        return key in self._quantities
+
+    def __missing__(self, key):
+        if key not in self._quantities:
+            raise KeyError(key)
+        f = self[key] = compile_exact(self._quantities[key], self._params)
+        return f
+
+    def items(self):
+        return [(k, self[k]) for k in self._quantities]
 
 
 def _nearest(name: str, known) -> str:
