@@ -259,6 +259,15 @@ class HBMArray:
 
 def _count(shape, idx) -> tuple:
     """Shape of ``array[idx]`` for slices/ints, computed from the index alone (no data)."""
+    if type(idx) is tuple and len(idx) == 2 and len(shape) == 2:     # a 2-D tile: the most common load
+        a, b = idx
+        if type(a) is slice and type(b) is slice and a.step is None and b.step is None:
+            s0, e0, s1, e1 = a.start or 0, a.stop, b.start or 0, b.stop
+            if s0 >= 0 and s1 >= 0 and (e0 is None or e0 >= 0) and (e1 is None or e1 >= 0):
+                n0, n1 = shape
+                e0 = n0 if e0 is None or e0 > n0 else e0
+                e1 = n1 if e1 is None or e1 > n1 else e1
+                return (e0 - s0 if e0 > s0 else 0, e1 - s1 if e1 > s1 else 0)
     axes = (idx,) if type(idx) is slice else idx
     if type(axes) is tuple and len(axes) <= len(shape):
         out = ()                            # the executors' fast path: row blocks and tiles, a block slice
