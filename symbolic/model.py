@@ -169,9 +169,17 @@ class Model:
 
     # ----------------------------------------------------------------- evaluation
     @cached_property
-    def _compiled(self) -> "_Compiled":
-        """Each quantity compiled for exact evaluation, on first use (a sweep asks for a few of them)."""
-        return _Compiled(self.all_quantities, self.params)
+    def _compiled_so_far(self) -> dict:
+        """:meth:`_exact`'s compiled quantities so far."""
+        return {}
+
+    def _exact(self, quantity: str):
+        """``quantity`` compiled for exact evaluation, on first use (a sweep asks for a few of a model's
+        quantities); :class:`BadInput` naming the quantities for one the model does not have."""
+        f = self._compiled_so_far.get(quantity) if isinstance(quantity, str) else None
+        if f is None:
+            f = self._compiled_so_far[quantity] = compile_exact(self[quantity], self.params)
+        return f
 
     def __post_init__(self):
         bad = [p for p in self.params if not isinstance(p, Param)]
@@ -254,17 +262,13 @@ class Model:
         for a list or tuple of names, else a dict of all.  The point is validated once whatever the number
         of quantities (a sweep asks for several at each point)."""
         if isinstance(quantity, (list, tuple)):
-            for q in quantity:
-                if q not in self._compiled:
-                    self[q]     # BadInput naming the quantities
+            fs = {q: self._exact(q) for q in quantity}
             pt = self.check_point(point)
-            return {q: self._compiled[q](**pt) for q in quantity}
+            return {q: f(**pt) for q, f in fs.items()}
         pt = self.check_point(point)
         if quantity is not None:
-            if quantity not in self._compiled:
-                self[quantity]  # BadInput naming the quantities
-            return self._compiled[quantity](**pt)
-        return {k: f(**pt) for k, f in self._compiled.items()}
+            return self._exact(quantity)(**pt)
+        return {k: self._exact(k)(**pt) for k in self.all_quantities}
 
     def evaluate_grid(self, quantity: str, **arrays):
         """Vectorised exact evaluation over broadcast arrays (missing parameters take their defaults);
@@ -296,27 +300,6 @@ class Model:
 
     def __repr__(self) -> str:
         return f"Model({self.name!r})"
-
-
-class _Compiled(dict):
-    """``{quantity: compile_exact(expression)}``, each compiled when first looked up; iterating it compiles
-    every quantity, in the model's order."""
-
-    def __init__(self, quantities, params):
-        super().__init__()
-        self._quantities, self._params = quantities, params
-
-    def __contains__(self, key) -> bool:
-        return key in self._quantities
-
-    def __missing__(self, key):
-        if key not in self._quantities:
-            raise KeyError(key)
-        f = self[key] = compile_exact(self._quantities[key], self._params)
-        return f
-
-    def items(self):
-        return [(k, self[k]) for k in self._quantities]
 
 
 def _nearest(name: str, known) -> str:
