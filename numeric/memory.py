@@ -270,7 +270,7 @@ def _count(shape, idx) -> tuple:
                 return (e0 - s0 if e0 > s0 else 0, e1 - s1 if e1 > s1 else 0)
     axes = (idx,) if type(idx) is slice else idx
     if type(axes) is tuple and len(axes) <= len(shape):
-        out = ()                            # the executors' fast path: row blocks and tiles, a block slice
+        out = ()                            # any rank: row blocks and tiles, a block slice
         for ix, n in zip(axes, shape):      # (step None, bounds None or >= 0) per axis
             if type(ix) is not slice or ix.step is not None:
                 break
