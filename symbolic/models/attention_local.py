@@ -573,7 +573,15 @@ def _compiled_flags(variant: int):
 def _tile_value(column, d_, dv_, e_, causal, local) -> int:
     if e_ not in (1, 2) or not 1 <= d_ <= 256:
         raise BadInput("e" if e_ not in (1, 2) else "d", "outside FA3's tile table (e in 1, 2; d up to 256)")
-    return int(fa3_tiles(causal, local)[column].subs({d: d_, d_v: dv_, e: e_}))
+    return _compiled_table(column, causal, local)(d=d_, d_v=dv_, e=e_)
+
+
+@lru_cache(maxsize=None)
+def _compiled_table(column, causal, local):
+    """Column ``column`` of :func:`fa3_tiles` at the flags, compiled once for exact evaluation in ``(d, d_v, e)``
+    (twelve tables in all; a ``subs`` into the ``Piecewise`` per new point cost milliseconds)."""
+    from ..evaluate import compile_exact
+    return compile_exact(fa3_tiles(causal, local)[column], (d, d_v, e))
 
 
 def _fa3_check(pt):
