@@ -5,7 +5,7 @@ beyond 2**53.  Here an expression is compiled once into a closure over Python in
 :class:`fractions.Fraction`, so ``N = 3*10**9`` (or ``10**30``) evaluates exactly, far faster than
 ``expr.subs(...)``.  Supported: integers, rationals, symbols, ``+ * **``, ``ceiling``, ``floor``,
 ``Min``, ``Max``, ``Piecewise``, relations, ``Abs``, ``Mod``, :class:`~symbolic.floorsum.gcd`,
-:class:`~symbolic.floorsum.FloorSum` (by its closed form), a ``sympy.Function`` whose class defines
+:class:`~symbolic.floorsum.FloorSum` (the value of its closed form, by :func:`~symbolic.floorsum.floor_sum`), a ``sympy.Function`` whose class defines
 ``exact_value(*ints) -> int`` (by that), and finite
 ``Sum``: a sum of ``floor(affine in the index)`` in O(log) steps (:func:`symbolic.floorsum.floor_sum`), any
 other sum by a loop over the index.  Anything else raises ``TypeError`` at compile time, never a silent float.
@@ -45,9 +45,9 @@ _MEMO = object()
 _MISS = object()
 
 
-def _repeats(e: sp.Basic, closed: dict) -> set:
-    """The non-atomic subexpressions that occur more than once in ``e``'s tree (a FloorSum's closed form
-    counted as the tree it compiles to), each counted below its first occurrence only: a node inside a
+def _repeats(e: sp.Basic) -> set:
+    """The non-atomic subexpressions that occur more than once in ``e``'s tree, each counted below its first
+    occurrence only: a node inside a
     repeated node is evaluated once through that node's memo, so it repeats only if it occurs elsewhere."""
     seen: set = set()
     again: set = set()
@@ -60,21 +60,27 @@ def _repeats(e: sp.Basic, closed: dict) -> set:
             again.add(node)
             continue
         seen.add(node)
-        if isinstance(node, FloorSum):             # compiled as its closed form (a fresh Dummy each call: once)
-            closed[node] = node.closed_form()
-            stack.append(closed[node])
-        else:
-            stack.extend(node.args)
+        stack.extend(_compiled_args(node))
     return again
+
+
+def _own_closed_form(e) -> bool:
+    """Whether ``e`` is a FloorSum subclass with a closed form of its own (a ShownSum: it evaluates by its
+    ``closed_form`` and prints as something else), rather than the lattice-point sum of its four arguments."""
+    return isinstance(e, FloorSum) and type(e).closed_form is not FloorSum.closed_form
+
+
+def _compiled_args(node) -> tuple:
+    """The children of ``node`` that its compiled form evaluates."""
+    return (node.closed_form(),) if _own_closed_form(node) else node.args
 
 
 def _compile(e: sp.Basic) -> Callable[[dict], object]:
     """``e`` compiled into ``f(env)`` over ``{Symbol: int or Fraction}``.  A subexpression that occurs more than
     once in the tree (FlashAttention-3's tile node in every term of the window model's sums, a block count in
     each line of a listing) is evaluated once per call: its value is kept in a memo for that call."""
-    closed: dict = {}
-    repeated = _repeats(e, closed)
-    f = _build(e, {}, repeated, closed)
+    repeated = _repeats(e)
+    f = _build(e, {}, repeated)
     if not repeated:
         return f
 
@@ -86,15 +92,12 @@ def _compile(e: sp.Basic) -> Callable[[dict], object]:
     return run
 
 
-def _build(e: sp.Basic, done: dict, repeated: set, closed: dict) -> Callable[[dict], object]:
+def _build(e: sp.Basic, done: dict, repeated: set) -> Callable[[dict], object]:
     """:func:`_compile`'s work: one closure per distinct subexpression (``done``), those in ``repeated``
-    memoised under the call's ``env[_MEMO]``; a FloorSum by its closed form in ``closed``."""
+    memoised under the call's ``env[_MEMO]``."""
     if e in done:
         return done[e]
-    if isinstance(e, FloorSum):                       # a lattice-point sum: by its closed form
-        f = _build(closed.get(e) or e.closed_form(), done, repeated, closed)
-    else:
-        f = _node(e, lambda a: _build(a, done, repeated, closed))
+    f = _node(e, lambda a: _build(a, done, repeated))
     if e in repeated:
         f = _memoised(f, len(done))
     done[e] = f
@@ -151,8 +154,19 @@ def _node(e: sp.Basic, _compile) -> Callable[[dict], object]:
     if isinstance(e, sp.floor):
         f = _compile(e.args[0])
         return lambda env: math.floor(f(env))
-    if isinstance(e, FloorSum):                       # a lattice-point sum: by its closed form
+    if _own_closed_form(e):
         return _compile(e.closed_form())
+    if isinstance(e, FloorSum):
+        # a lattice-point sum S(n; a, c, b): the number its closed form (FloorSum.closed_form) gives, by the
+        # Euclid-like reduction in O(log) steps, without building and compiling that closed form per model
+        fn, fa, fc, fb = (_compile(x) for x in e.args)
+
+        def lattice_points(env):
+            n, a, c, b = (_int(f(env), e) for f in (fn, fa, fc, fb))
+            if b < 1:
+                raise ValueError(f"{e}: the divisor b of FloorSum(n, a, c, b) must be >= 1, got {b}")
+            return floor_sum(n, b, a, c)
+        return lattice_points
     if isinstance(e, sp.Function) and callable(getattr(type(e), "exact_value", None)):
         # a node that evaluates itself exactly from its arguments' values (e.g. gemm_l2's wave sum, by its
         # closed form; the LRU count of gemm.l2.lru): ints in, an int out

@@ -58,6 +58,29 @@ def test_floorsum_function_prints_as_its_sum_and_evaluates_by_its_closed_form():
     assert f.as_sum().subs({n_: 7, a_: 5, c_: 2, b_: 3}).doit() == brute(7, 3, 5, 2)
 
 
+FLOORSUM = compile_exact(FloorSum(n_, a_, c_, b_), (n_, a_, c_, b_))
+
+
+@given(st.integers(-3, 150), st.integers(0, 50), st.integers(0, 50), st.integers(1, 50))
+@settings(max_examples=300, deadline=None)
+def test_compiled_floorsum_node_equals_brute_force(n, a, c, b):
+    # the node is evaluated by the reduction, not by compiling its closed form: both must give the sum
+    assert FLOORSUM(n=n, a=a, c=c, b=b) == brute(n, b, a, c)
+
+
+def test_compiled_floorsum_node_refuses_a_divisor_below_one():
+    import pytest
+    with pytest.raises(ValueError, match="divisor"):
+        FLOORSUM(n=5, a=1, c=0, b=0)
+
+
+def test_a_node_with_a_closed_form_of_its_own_evaluates_by_it():
+    from symbolic.models.attention_local import ShownSum
+    t = sp.Symbol("t", integer=True, nonnegative=True)
+    node = ShownSum(n_ * (n_ + 1) / 2, sp.Sum(t + 1, (t, 0, n_ - 1)))     # evaluates by the first argument
+    assert exact(node + 1, n=10**30) == 10**30 * (10**30 + 1) // 2 + 1
+
+
 def test_gcd_function():
     assert gcd(sp.Integer(12), sp.Integer(18)) == 6
     x = sp.Symbol("x", integer=True, positive=True)
