@@ -30,8 +30,13 @@ def _grid(full: bool):
     yield {"M": 64, "K": 48, "B_M": 16, "B_K": 16}
     yield {"M": 65, "K": 49, "B_M": 16, "B_K": 16}
     yield {"M": 7, "K": 300, "B_M": 7, "B_K": 64}
-    yield {"M": 10**12, "K": 10**10, "B_M": 10**9, "B_K": 10**8}
-    yield {"M": 2**40 + 1, "K": 2**33 - 1, "B_M": 2**30, "B_K": 2**27}
+    # beyond int64 (M K = 10**22) with few loop steps: 10 x 10, and 9 x 8 with a one-row last tile and a
+    # partial last K-step; the full sweep walks the same sizes in 100,000 and 65,600 steps
+    yield {"M": 10**12, "K": 10**10, "B_M": 10**11, "B_K": 10**9}
+    yield {"M": 2**40 + 1, "K": 2**33 - 1, "B_M": 2**37, "B_K": 2**30}
+    if full:
+        yield {"M": 10**12, "K": 10**10, "B_M": 10**9, "B_K": 10**8}
+        yield {"M": 2**40 + 1, "K": 2**33 - 1, "B_M": 2**30, "B_K": 2**27}
     sizes = (1, 2, 5, 16, 17, 100) if full else (1, 5, 17)
     blocks = (1, 2, 4, 16, 64) if full else (1, 4, 16)
     for M, K, B_M, B_K in product(sizes, sizes, blocks, blocks):

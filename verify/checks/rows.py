@@ -23,12 +23,12 @@ ROW_EDGE = [
     (1, 1, 1),              # one element
     (7, 5, 3),              # rows not a multiple of the block
     (1, 4096, 8),           # one row, a block larger than the rows
-    (4096, 1, 1),           # a single column
+    (257, 1, 1),            # a single column, one row a program (4096 rows of it in the full sweep)
     (100, 33, 100),         # one block holds every row
     (37, 128, 16),          # a partial last block
     (_BIG, _BIG, 10**29),   # beyond int64 (count-only)
 ]
-_ROW_FULL = [(m, n, b) for m in (1, 9, 64, 129) for n in (1, 17, 256) for b in (1, 4, 64)]
+_ROW_FULL = [(4096, 1, 1)] + [(m, n, b) for m in (1, 9, 64, 129) for n in (1, 17, 256) for b in (1, 4, 64)]
 #: (T, H, H_kv, d, B_R): why
 ROPE_EDGE = [
     (1, 1, 1, 2, 1),            # the smallest
