@@ -1,22 +1,21 @@
 """Exact evaluation of cost expressions.
 
 ``sympy.lambdify`` prints ``ceiling(N/B_r)`` as ``math.ceil(N/B_r)`` - a float division, wrong
-beyond 2**53.  Here an expression is compiled once into a closure over Python ints and
-:class:`fractions.Fraction`, so ``N = 3*10**9`` (or ``10**30``) evaluates exactly, far faster than
-``expr.subs(...)``.  Supported: integers, rationals, symbols, ``+ * **``, ``ceiling``, ``floor``,
-``Min``, ``Max``, ``Piecewise``, relations, ``Abs``, ``Mod``, :class:`~symbolic.floorsum.gcd`,
-:class:`~symbolic.floorsum.FloorSum` (the value of its closed form, by :func:`~symbolic.floorsum.floor_sum`), a ``sympy.Function`` whose class defines
-``exact_value(*ints) -> int`` (by that), and finite
-``Sum``: a sum of ``floor(affine in the index)`` in O(log) steps (:func:`symbolic.floorsum.floor_sum`), any
-other sum by a loop over the index.  Anything else raises ``TypeError`` at compile time, never a silent float.
+beyond 2**53.  Here an expression is compiled once into Python source over Python ints and
+:class:`fractions.Fraction` (one function per expression, a quotient under ``floor``/``ceiling`` a floor
+division), so ``N = 3*10**9`` (or ``10**30``) evaluates exactly, far faster than ``expr.subs(...)``.
+Supported: integers, rationals, symbols, ``+ * **``, ``ceiling``, ``floor``, ``Min``, ``Max``,
+``Piecewise``, relations, ``Abs``, ``Mod``, :class:`~symbolic.floorsum.gcd`,
+:class:`~symbolic.floorsum.FloorSum` (the value of its closed form, by :func:`~symbolic.floorsum.floor_sum`),
+a ``sympy.Function`` whose class defines ``exact_value(*ints) -> int`` (by that), and finite ``Sum``: a sum
+of ``floor(affine in the index)`` in O(log) steps (:func:`symbolic.floorsum.floor_sum`), any other sum by a
+loop over the index.  Anything else raises ``TypeError`` at compile time, never a silent float.
 """
 
 from __future__ import annotations
 
 import math
-import operator
 from fractions import Fraction
-from functools import reduce
 from numbers import Integral
 from typing import Callable, Mapping
 
@@ -40,15 +39,17 @@ def to_python_number(v):
     raise TypeError(f"not an exact number: {v!r}")
 
 
-#: the key under which an evaluation's ``env`` holds its memo of repeated subexpressions' values
-_MEMO = object()
-_MISS = object()
+_MISS = object()          # a memo slot not yet filled (a repeated node reached only lazily)
+_DEPTH = 48               # the deepest nesting of one generated expression before a node becomes a local def
+
+_OPS = {sp.StrictLessThan: "<", sp.LessThan: "<=", sp.StrictGreaterThan: ">", sp.GreaterThan: ">=",
+        sp.Equality: "==", sp.Unequality: "!="}
 
 
 def _repeats(e: sp.Basic) -> set:
     """The non-atomic subexpressions that occur more than once in ``e``'s tree, each counted below its first
-    occurrence only: a node inside a
-    repeated node is evaluated once through that node's memo, so it repeats only if it occurs elsewhere."""
+    occurrence only: a node inside a repeated node is evaluated once through that node's local, so it
+    repeats only if it occurs elsewhere."""
     seen: set = set()
     again: set = set()
     stack = [e]
@@ -75,166 +76,280 @@ def _compiled_args(node) -> tuple:
     return (node.closed_form(),) if _own_closed_form(node) else node.args
 
 
-def _compile(e: sp.Basic) -> Callable[[dict], object]:
-    """``e`` compiled into ``f(env)`` over ``{Symbol: int or Fraction}``.  A subexpression that occurs more than
-    once in the tree (FlashAttention-3's tile node in every term of the window model's sums, a block count in
-    each line of a listing) is evaluated once per call: its value is kept in a memo for that call."""
-    repeated = _repeats(e)
-    f = _build(e, {}, repeated)
-    if not repeated:
+def _eager_children(node) -> tuple:
+    """The children every evaluation of ``node`` evaluates: a ``Piecewise`` its first condition, ``And``/``Or``
+    their first argument (the rest short-circuit), a loop ``Sum`` none (its body is a scope of its own)."""
+    if isinstance(node, sp.Piecewise):
+        return (node.args[0].cond,)
+    if isinstance(node, (sp.And, sp.Or)):
+        return node.args[:1]
+    if isinstance(node, sp.Sum) and affine_floor_sum(node) is None:
+        return ()
+    return _compiled_args(node)
+
+
+def _eager(root: sp.Basic, repeated: set) -> set:
+    """The repeated nodes that every evaluation of ``root`` evaluates (through eager children only): they are
+    computed once, as straight-line statements; a repeated node reached only lazily is filled on first use."""
+    out, seen, stack = set(), set(), [root]
+    while stack:
+        node = stack.pop()
+        if node.is_Atom or node in seen:
+            continue
+        seen.add(node)
+        if node in repeated:
+            out.add(node)
+        stack.extend(_eager_children(node))
+    return out
+
+
+class _Scope:
+    """One function body of the generated source: the whole expression, or the loop of one ``Sum``.
+
+    ``lines`` are its statements in order; a repeated node every evaluation reaches is a statement
+    ``h<k> = ...`` (emitted when first met, after the statements it uses); one reached only lazily is a slot
+    ``m<k>``, ``_MISS`` until its local def fills it; ``defs`` hold those defs and the depth-limit defs."""
+
+    def __init__(self, gen: "_Source", root, indices: dict):
+        self.gen, self.indices = gen, indices          # indices: {Sum index: loop variable} in scope
+        self.plain = root is None                      # a sum's limits: written out, nothing memoised
+        self.eager = set() if self.plain else _eager(root, gen.repeated)
+        self.names: dict = {}
+        self.slots: list = []
+        self.defs: list = []
+        self.lines: list = []
+
+
+class _Source:
+    """Python source for one expression over Python ints and Fractions (:func:`_compile`)."""
+
+    def __init__(self, e: sp.Basic):
+        self.expr, self.repeated = e, _repeats(e)
+        self.ns: dict = {"_MISS": _MISS, "_div": _div, "_int": _int, "_ceil": math.ceil, "_floor": math.floor,
+                         "_gcd": math.gcd, "_lattice": _lattice, "_affine_sum": _affine_sum,
+                         "_nopiece": _nopiece}
+        self._consts: dict = {}
+        self.vars: dict = {}                            # {Symbol: local}, each read from env once a call
+        self.count = 0
+
+    def fresh(self, prefix: str) -> str:
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def const(self, obj, prefix="k") -> str:
+        key = (type(obj), obj) if isinstance(obj, (int, Fraction)) else id(obj)
+        name = self._consts.get(key)
+        if name is None:
+            name = self._consts[key] = self.fresh("_" + prefix)
+            self.ns[name] = obj
+        return name
+
+    # ------------------------------------------------------------------ the function
+    def function(self) -> Callable[[dict], object]:
+        top = _Scope(self, self.expr, {})
+        result = self.src(self.expr, top, 0)
+        body = [f"{v} = env[{self.const(x, 's')}]" for x, v in self.vars.items()]
+        body += self.scope_body(top) + [f"return {result}"]
+        text = "def _f(env):\n" + "".join(f"    {line}\n" for line in body)
+        exec(compile(text, "<tilebound.exact>", "exec"), self.ns)
+        f = self.ns["_f"]
+        f.source = text
         return f
 
-    def run(env):
-        env = dict(env)
-        env[_MEMO] = {}
-        return f(env)
-    run.memoised = len(repeated)
-    return run
+    @staticmethod
+    def scope_body(scope: _Scope) -> list:
+        return [f"{m} = _MISS" for m in scope.slots] + scope.defs + scope.lines
+
+    # ------------------------------------------------------------------ one node
+    def src(self, e: sp.Basic, scope: _Scope, depth: int) -> str:
+        """``e`` as a Python expression in ``scope``."""
+        if e.is_Atom:
+            return self.atom(e, scope)
+        name = scope.names.get(e)
+        if name is not None:
+            return name if name.startswith("h") else f"({name} if {name} is not _MISS else g{name}())"
+        if e in self.repeated and not scope.plain:
+            if e in scope.eager:                       # always evaluated: a statement, once
+                text = self.node(e, scope, 0)
+                name = scope.names[e] = self.fresh("h")
+                scope.lines.append(f"{name} = {text}")
+                return name
+            name = scope.names[e] = self.fresh("m")    # evaluated on some paths only: filled on first use
+            scope.slots.append(name)
+            text = self.node(e, scope, 0)
+            scope.defs += [f"def g{name}():", f"    nonlocal {name}", f"    {name} = {text}",
+                           f"    return {name}"]
+            return f"({name} if {name} is not _MISS else g{name}())"
+        if depth > _DEPTH:                              # bound the nesting of one expression: a local def
+            name = self.fresh("d")
+            scope.defs += [f"def {name}():", f"    return {self.node(e, scope, 0)}"]
+            return f"{name}()"
+        return self.node(e, scope, depth)
+
+    def atom(self, e, scope: _Scope) -> str:
+        if e is sp.true or e is sp.S.true:
+            return "True"
+        if e is sp.false or e is sp.S.false:
+            return "False"
+        if isinstance(e, sp.Integer):
+            return f"({int(e)})"
+        if isinstance(e, sp.Rational):
+            return self.const(Fraction(int(e.p), int(e.q)))
+        if isinstance(e, sp.Symbol):
+            if e in scope.indices:
+                return scope.indices[e]
+            if e not in self.vars:
+                self.vars[e] = f"v{len(self.vars)}"
+            return self.vars[e]
+        raise TypeError(f"cannot evaluate {type(e).__name__} exactly: {e}")
+
+    def quotient(self, e: sp.Mul, scope: _Scope, depth: int):
+        """``(numerator, denominator)`` sources of a product (``None`` for a denominator of 1): integer and
+        rational coefficients and negative integer powers go below the line."""
+        num, den = [], []
+        for a in e.args:
+            if isinstance(a, sp.Rational) and not isinstance(a, sp.Integer):
+                if int(a.p) != 1:
+                    num.append(f"({int(a.p)})")
+                den.append(f"({int(a.q)})")
+            elif isinstance(a, sp.Pow) and a.exp.is_Integer and a.exp < 0:
+                k, b = -int(a.exp), self.src(a.base, scope, depth + 1)
+                den.append(b if k == 1 else f"({b} ** {k})")
+            else:
+                num.append(self.src(a, scope, depth + 1))
+        top = "(" + " * ".join(num) + ")" if num else "1"
+        return top, ("(" + " * ".join(den) + ")" if den else None)
+
+    def node(self, e: sp.Basic, scope: _Scope, depth: int) -> str:
+        def arg(x):
+            return self.src(x, scope, depth + 1)
+
+        def args(xs):
+            return ", ".join(arg(x) for x in xs)
+
+        if isinstance(e, sp.Add):
+            return "(" + " + ".join(arg(a) for a in e.args) + ")"
+        if isinstance(e, sp.Mul):
+            top, den = self.quotient(e, scope, depth)
+            return top if den is None else f"_div({top}, {den})"
+        if isinstance(e, sp.Pow):
+            if not e.exp.is_Integer:
+                raise TypeError(f"non-integer power in a count: {e}")
+            k = int(e.exp)
+            return f"({arg(e.base)} ** {k})" if k >= 0 else f"_div(1, ({arg(e.base)} ** {-k}))"
+        if isinstance(e, (sp.ceiling, sp.floor)):
+            x = e.args[0]
+            if isinstance(x, sp.Mul):                   # a quotient: floor division, no Fraction built
+                top, den = self.quotient(x, scope, depth)
+                if den is not None:
+                    return f"({top} // {den})" if isinstance(e, sp.floor) else f"(-((-{top}) // {den}))"
+            return f"{'_floor' if isinstance(e, sp.floor) else '_ceil'}({arg(x)})"
+        if _own_closed_form(e):
+            return arg(e.closed_form())
+        if isinstance(e, FloorSum):                     # the number its closed form gives, in O(log) steps
+            return f"_lattice({args(e.args)}, {self.const(e, 'e')})"
+        if isinstance(e, sp.Function) and callable(getattr(type(e), "exact_value", None)):
+            # a node that evaluates itself exactly from its arguments' values (gemm_l2's wave sum, the LRU
+            # count of gemm.l2.lru, FlashAttention-3's tile): ints in, an int out
+            where = self.const(e, "e")
+            ints = ", ".join(f"_int({arg(x)}, {where})" for x in e.args)
+            return f"{self.const(type(e).exact_value, 'f')}({ints})"
+        if isinstance(e, gcd):
+            where = self.const(e, "e")
+            return f"_gcd(_int({arg(e.args[0])}, {where}), _int({arg(e.args[1])}, {where}))"
+        if isinstance(e, sp.Mod):                       # Python's % and SymPy's Mod share the divisor's sign
+            return f"({arg(e.args[0])} % {arg(e.args[1])})"
+        if isinstance(e, sp.Abs):
+            return f"abs({arg(e.args[0])})"
+        if isinstance(e, (sp.Min, sp.Max)):
+            return f"{'min' if isinstance(e, sp.Min) else 'max'}({args(e.args)})"
+        if isinstance(e, sp.Piecewise):                 # a conditional expression: untaken pieces never run
+            out = f"_nopiece({self.const(e, 'e')}, env)"
+            for ex, c in reversed(e.args):
+                out = arg(ex) if c is sp.true else f"({arg(ex)} if {arg(c)} else {out})"
+            return out
+        if isinstance(e, sp.core.relational.Relational):
+            return f"({arg(e.lhs)} {_OPS[type(e)]} {arg(e.rhs)})"
+        if isinstance(e, (sp.And, sp.Or)):
+            joined = (" and " if isinstance(e, sp.And) else " or ").join(arg(a) for a in e.args)
+            return f"bool({joined})"
+        if isinstance(e, sp.Not):
+            return f"(not {arg(e.args[0])})"
+        if isinstance(e, sp.Sum) and affine_floor_sum(e) is not None:
+            slope, offset = affine_floor_sum(e)
+            _, lo, hi = e.limits[0]
+            return f"_affine_sum({args((lo, hi, slope, offset))})"
+        if isinstance(e, sp.Sum):
+            return self.loop(e, scope)
+        raise TypeError(f"cannot evaluate {type(e).__name__} exactly: {e}")
+
+    def loop(self, e: sp.Sum, scope: _Scope) -> str:
+        """A ``Sum`` that is no floor sum: a local def looping over its indices, the body a scope of its own
+        (a repeated node that may depend on the index is evaluated afresh at each index).
+        ``Sum(f, (j, 1, J_i), (i, 1, T))``: the last limit is the outermost, and an inner limit may use an
+        outer index, so the loops nest from the last limit in; SymPy's limits are inclusive."""
+        name = self.fresh("s")
+        indices = dict(scope.indices)
+        header = []
+        for level, (var, lo, hi) in enumerate(reversed(e.limits)):
+            limits_scope = _Scope(self, None, indices)        # limits written out, in the outer indices
+            lo_s, hi_s = self.src(lo, limits_scope, 1), self.src(hi, limits_scope, 1)
+            if limits_scope.defs:
+                raise TypeError(f"a sum's limits too deep to evaluate exactly: {e}")
+            indices[var] = self.fresh("i")
+            header.append("    " * level + f"    for {indices[var]} in range({lo_s}, ({hi_s}) + 1):")
+        inner = _Scope(self, e.function, indices)
+        body = self.src(e.function, inner, 0)
+        pad = "    " * (len(e.limits) + 1)
+        loop_body = [f"{m} = _MISS" for m in inner.slots] + inner.lines + [f"t += {body}"]
+        scope.defs += ([f"def {name}():", "    t = 0"] + ["    " + d for d in inner.defs] + header
+                       + [pad + line for line in loop_body] + ["    return t"])
+        return f"{name}()"
 
 
-def _build(e: sp.Basic, done: dict, repeated: set) -> Callable[[dict], object]:
-    """:func:`_compile`'s work: one closure per distinct subexpression (``done``), those in ``repeated``
-    memoised under the call's ``env[_MEMO]``."""
-    if e in done:
-        return done[e]
-    f = _node(e, lambda a: _build(a, done, repeated))
-    if e in repeated:
-        f = _memoised(f, len(done))
-    done[e] = f
-    return f
+def _compile(e: sp.Basic) -> Callable[[dict], object]:
+    """``e`` compiled into ``f(env)`` over ``{Symbol: int or Fraction}``: Python source generated for the whole
+    tree (:class:`_Source`), so one evaluation is one call, not one per node.  A subexpression that occurs more
+    than once (FlashAttention-3's tile node in every term of the window model's sums, a block count in each
+    line of a listing) is evaluated once per call: a local when every evaluation reaches it, else a slot its
+    first use fills; inside a loop ``Sum``, once per index.  A quotient is a floor division under ``floor`` and
+    ``ceiling``, else an int where it divides and a Fraction where it does not."""
+    return _Source(e).function()
 
 
-def _memoised(f, key):
-    def memo(env):
-        m = env[_MEMO]
-        v = m.get(key, _MISS)
-        if v is _MISS:
-            v = m[key] = f(env)
-        return v
-    return memo
+def _div(a, b):
+    """``a / b`` exactly: an int where ``b`` divides ``a``, else a Fraction (ints, Fractions; NumPy object
+    arrays of them elementwise)."""
+    if type(a) is int and type(b) is int:
+        q, r = divmod(a, b)
+        return q if r == 0 else Fraction(a, b)
+    if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool):
+        return Fraction(a, b)
+    return a / b
 
 
-def _node(e: sp.Basic, _compile) -> Callable[[dict], object]:
-    """The closure of one node, its arguments compiled by ``_compile``."""
-    if e is sp.true or e is sp.S.true:
-        return lambda env: True
-    if e is sp.false or e is sp.S.false:
-        return lambda env: False
-    if isinstance(e, sp.Integer):
-        v = int(e)
-        return lambda env: v
-    if isinstance(e, sp.Rational):
-        v = Fraction(int(e.p), int(e.q))
-        return lambda env: v
-    if isinstance(e, sp.Symbol):
-        return lambda env: env[e]
-    if isinstance(e, sp.Add):
-        fs = [_compile(a) for a in e.args]
-        if len(fs) == 2:                              # the common case, without a generator's overhead
-            fa, fb = fs
-            return lambda env: fa(env) + fb(env)
-        return lambda env: sum(f(env) for f in fs)
-    if isinstance(e, sp.Mul):
-        fs = [_compile(a) for a in e.args]
-        if len(fs) == 2:
-            fa, fb = fs
-            return lambda env: fa(env) * fb(env)
-        return lambda env: reduce(operator.mul, (f(env) for f in fs), 1)
-    if isinstance(e, sp.Pow):
-        base = _compile(e.base)
-        if not (e.exp.is_Integer):
-            raise TypeError(f"non-integer power in a count: {e}")
-        k = int(e.exp)
-        if k >= 0:
-            return lambda env: base(env) ** k
-        return lambda env: Fraction(1) / Fraction(base(env)) ** (-k)
-    if isinstance(e, sp.ceiling):
-        f = _compile(e.args[0])
-        return lambda env: math.ceil(f(env))
-    if isinstance(e, sp.floor):
-        f = _compile(e.args[0])
-        return lambda env: math.floor(f(env))
-    if _own_closed_form(e):
-        return _compile(e.closed_form())
-    if isinstance(e, FloorSum):
-        # a lattice-point sum S(n; a, c, b): the number its closed form (FloorSum.closed_form) gives, by the
-        # Euclid-like reduction in O(log) steps, without building and compiling that closed form per model
-        fn, fa, fc, fb = (_compile(x) for x in e.args)
-
-        def lattice_points(env):
-            n, a, c, b = (_int(f(env), e) for f in (fn, fa, fc, fb))
-            if b < 1:
-                raise ValueError(f"{e}: the divisor b of FloorSum(n, a, c, b) must be >= 1, got {b}")
-            return floor_sum(n, b, a, c)
-        return lattice_points
-    if isinstance(e, sp.Function) and callable(getattr(type(e), "exact_value", None)):
-        # a node that evaluates itself exactly from its arguments' values (e.g. gemm_l2's wave sum, by its
-        # closed form; the LRU count of gemm.l2.lru): ints in, an int out
-        fs, value = [_compile(a) for a in e.args], type(e).exact_value
-        return lambda env: value(*(_int(f(env), e) for f in fs))
-    if isinstance(e, gcd):
-        fa, fb = (_compile(x) for x in e.args)
-        return lambda env: math.gcd(_int(fa(env), e), _int(fb(env), e))
-    if isinstance(e, sp.Mod):
-        fa, fb = (_compile(x) for x in e.args)
-        return lambda env: fa(env) % fb(env)        # Python's % and SymPy's Mod share the divisor's sign
-    if isinstance(e, sp.Abs):
-        f = _compile(e.args[0])
-        return lambda env: abs(f(env))
-    if isinstance(e, sp.Min):
-        fs = [_compile(a) for a in e.args]
-        return lambda env: min(f(env) for f in fs)
-    if isinstance(e, sp.Max):
-        fs = [_compile(a) for a in e.args]
-        return lambda env: max(f(env) for f in fs)
-    if isinstance(e, sp.Piecewise):
-        pieces = [(_compile(ex), _compile(c)) for ex, c in e.args]
-
-        def piecewise(env):
-            for ex, c in pieces:
-                if c(env):
-                    return ex(env)
-            raise ValueError(f"no piece of {e} applies at {_shown(env)}")
-        return piecewise
-    if isinstance(e, sp.core.relational.Relational):
-        ops = {sp.StrictLessThan: operator.lt, sp.LessThan: operator.le, sp.StrictGreaterThan: operator.gt,
-               sp.GreaterThan: operator.ge, sp.Equality: operator.eq, sp.Unequality: operator.ne}
-        op = ops[type(e)]
-        a, b = _compile(e.lhs), _compile(e.rhs)
-        return lambda env: op(a(env), b(env))
-    if isinstance(e, (sp.And, sp.Or)):
-        fs = [_compile(a) for a in e.args]
-        agg = all if isinstance(e, sp.And) else any
-        return lambda env: agg(f(env) for f in fs)
-    if isinstance(e, sp.Not):
-        f = _compile(e.args[0])
-        return lambda env: not f(env)
-    if isinstance(e, sp.Sum) and affine_floor_sum(e) is not None:
-        return _compile_floor_sum(e)
-    if isinstance(e, sp.Sum):
-        body = _compile(e.function)
-        # Sum(f, (j, 1, J_i), (i, 1, T)): the last limit is the outermost, and an inner limit may use an outer
-        # index, so the loops nest from the last limit in
-        limits = [(var, _compile(lo), _compile(hi)) for var, lo, hi in reversed(e.limits)]
-
-        def summation(env, k=0):
-            if k == len(limits):
-                return body(env)
-            var, lo, hi = limits[k]
-            total = 0
-            inner = dict(env)
-            for i in range(lo(env), hi(env) + 1):   # SymPy limits are inclusive
-                inner[var] = i
-                inner[_MEMO] = {}                   # what the memo holds may depend on the index
-                total += summation(inner, k + 1)
-            return total
-        return summation
-    raise TypeError(f"cannot evaluate {type(e).__name__} exactly: {e}")
+def _lattice(n, a, c, b, e):
+    """``FloorSum(n, a, c, b)``: the number its closed form (``FloorSum.closed_form``) gives, by the Euclid-like
+    reduction in O(log) steps, without building and compiling that closed form per model."""
+    n, a, c, b = (_int(x, e) for x in (n, a, c, b))
+    if b < 1:
+        raise ValueError(f"{e}: the divisor b of FloorSum(n, a, c, b) must be >= 1, got {b}")
+    return floor_sum(n, b, a, c)
 
 
-def _shown(env) -> dict:
-    """``env`` without its memo (for a message)."""
-    return {k: v for k, v in env.items() if k is not _MEMO}
+def _affine_sum(lo, hi, s, o):
+    """``Σ_{i=lo}^{hi} ⌊s i + o⌋`` by :func:`~symbolic.floorsum.floor_sum`: O(log) steps at any size."""
+    n = hi - lo + 1
+    if n <= 0:
+        return 0
+    s = Fraction(s)
+    o = Fraction(o) + s * lo               # i = lo + k, k = 0 .. n-1
+    m = s.denominator * o.denominator // math.gcd(s.denominator, o.denominator)
+    return floor_sum(int(n), m, s.numerator * (m // s.denominator), o.numerator * (m // o.denominator))
+
+
+def _nopiece(e, env):
+    raise ValueError(f"no piece of {e} applies at {dict(env)}")
 
 
 def _int(v, where) -> int:
@@ -263,24 +378,6 @@ def affine_floor_sum(e: sp.Sum):
     if offset.has(var):
         return None
     return slope, offset
-
-
-def _compile_floor_sum(e: sp.Sum):
-    """``Σ_{i=lo}^{hi} ⌊s i + o⌋`` by :func:`~symbolic.floorsum.floor_sum`: O(log) steps at any size."""
-    slope, offset = affine_floor_sum(e)
-    _, lo_e, hi_e = e.limits[0]
-    fs, fo, flo, fhi = (_compile(x) for x in (slope, offset, lo_e, hi_e))
-
-    def summation(env):
-        lo, hi = flo(env), fhi(env)
-        n = hi - lo + 1
-        if n <= 0:
-            return 0
-        s = Fraction(fs(env))
-        o = Fraction(fo(env)) + s * lo               # i = lo + k, k = 0 .. n-1
-        m = s.denominator * o.denominator // math.gcd(s.denominator, o.denominator)
-        return floor_sum(int(n), m, s.numerator * (m // s.denominator), o.numerator * (m // o.denominator))
-    return summation
 
 
 def compile_exact(expr: sp.Expr, symbols=None) -> Callable[..., object]:
