@@ -199,11 +199,16 @@ class Progress:
         self._bar = bar
 
     def advance(self, n: int = 1, note: Optional[str] = None) -> None:
-        """``n`` steps more done; ``note`` (when given) replaces the figures beside the bar."""
+        """``n`` steps more done; ``note`` (when given) replaces the figures beside the bar.  The last step is
+        drawn however soon it comes, once the bar is shown (a run shorter than the redraw interval still shows
+        its figures; before :data:`SHOW_AFTER` nothing is)."""
         if self._bar is not None:
             if note is not None:
                 self._bar.set_postfix_str(note, refresh=False)
             self._bar.update(n)
+            bar = self._bar
+            if bar.total is not None and bar.n >= bar.total and bar._time() >= bar.start_t + bar.delay:
+                bar.refresh()
 
     def note(self, text: str) -> None:
         """The figures beside the bar; redrawn at most a few times a second."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -382,6 +383,25 @@ def test_progress_waits_before_it_shows(monkeypatch):
     stream.close()
     os.close(master)
     assert "task:" in text and "2/3" in text and "9 points" in text
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+@pytest.mark.parametrize("after,drawn", [(0.0, True), (30.0, False)])
+def test_the_last_step_is_drawn_at_once_once_the_bar_shows(monkeypatch, after, drawn):
+    """A run that ends within tqdm's redraw interval still shows its last figures; before SHOW_AFTER nothing."""
+    master, slave = _pty_with_size()
+    stream = os.fdopen(slave, "w")
+    monkeypatch.setattr(console, "SHOW_AFTER", after)
+    os.set_blocking(master, False)
+    with console.progress(1, "task", unit="check", stream=stream) as shown:
+        shown.advance(note="7 points")
+        text = ""
+        while select.select([master], [], [], 0.5)[0]:       # a pty passes its output on a moment later
+            text += os.read(master, 65536).decode("utf-8", "replace")
+    stream.close()
+    os.close(master)
+    assert ("1/1" in text and "7 points" in text) is drawn
+    assert drawn or text == ""
 
 
 def test_no_progress_off_a_terminal(tmp_path):
