@@ -37,9 +37,11 @@ def _is_sympy_number(value) -> bool:
 
 def integer(name: str, value, least: Optional[int] = 1, most: Optional[int] = None) -> int:
     """``value`` as a Python int in ``[least, most]`` (either end may be ``None``)."""
-    if isinstance(value, bool):
+    if type(value) is int:                   # the usual value, without the ABC checks below (not a bool)
+        v = value
+    elif isinstance(value, bool):
         raise BadInput(name, f"must be an integer, got {_shown(value)}")
-    if isinstance(value, Integral):
+    elif isinstance(value, Integral):
         v = int(value)
     elif _is_sympy_number(value) and value.is_Integer:
         v = int(value)

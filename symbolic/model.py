@@ -226,6 +226,10 @@ class Model:
             bounds[key] = expr
         object.__setattr__(self, "lower_bounds", bounds)
 
+    @cached_property
+    def _param_names(self) -> frozenset:
+        return frozenset(p.name for p in self.params)
+
     def param(self, name: str) -> Param:
         """The parameter called ``name``; :class:`BadInput` naming it (with the nearest names) otherwise."""
         for p in self.params:
@@ -237,8 +241,10 @@ class Model:
         """Validate a point: every parameter present (or defaulted), each value checked by its
         :class:`~symbolic.params.Param` (an int ``>= least``; a real > 0 as an exact Fraction).
         Raises :class:`~base.errors.BadInput` naming the parameter."""
+        known = self._param_names
         for k in point:
-            self.param(k)
+            if k not in known:
+                self.param(k)                           # raises, naming it and the nearest names
         out = {}
         for p in self.params:
             if p.name in point:
