@@ -247,11 +247,12 @@ class HBMArray:
     """An array resident in global memory: a name, a shape, a dtype and (in real mode) its data.
     Executors must not touch ``data`` directly; they go through :meth:`GlobalMemory.load`/``store``."""
 
-    __slots__ = ("name", "shape", "dtype", "data", "itemsize")
+    __slots__ = ("name", "shape", "dtype", "data", "itemsize", "moved")
 
-    def __init__(self, name, shape, dtype, data):
+    def __init__(self, name, shape, dtype, data, moved=None):
         self.name, self.shape, self.dtype, self.data = name, tuple(shape), np.dtype(dtype), data
         self.itemsize = self.dtype.itemsize
+        self.moved = [0, 0] if moved is None else moved   # [read, written]: its memory's by_array entry
 
     def __repr__(self):
         return f"HBMArray({self.name!r}, {self.shape}, {self.dtype})"
@@ -299,20 +300,19 @@ class GlobalMemory:
         """Place an input array in global memory (a Phantom or shape tuple in count-only mode)."""
         if self.real:
             arr = validate.real_array(name, data)
-            a = HBMArray(name, arr.shape, arr.dtype, arr)
+            a = HBMArray(name, arr.shape, arr.dtype, arr, self.tally.by_array.setdefault(name, [0, 0]))
         else:
             shape = data if isinstance(data, tuple) else _shape_of(data)
             dtype = getattr(data, "dtype", np.float64) if not isinstance(data, (tuple, Phantom)) else np.float64
-            a = HBMArray(name, shape, dtype, None)
+            a = HBMArray(name, shape, dtype, None, self.tally.by_array.setdefault(name, [0, 0]))
         self.arrays[name] = a
-        self.tally.by_array.setdefault(name, [0, 0])
         return a
 
     def empty(self, name: str, shape, dtype=np.float64) -> HBMArray:
         """Allocate an uninitialised output array (allocation moves no data)."""
-        a = HBMArray(name, shape, dtype, np.empty(shape, dtype) if self.real else None)
+        a = HBMArray(name, shape, dtype, np.empty(shape, dtype) if self.real else None,
+                     self.tally.by_array.setdefault(name, [0, 0]))
         self.arrays[name] = a
-        self.tally.by_array.setdefault(name, [0, 0])
         return a
 
     # ---- the only two ways data moves
@@ -320,13 +320,16 @@ class GlobalMemory:
         """Move ``a[idx]`` on chip.  ``copies``: how many thread blocks each load this same tile (each
         is charged; the data returned is the one tile)."""
         shape = _count(a.shape, idx)
-        n = copies
-        for s in shape:
-            n *= s
+        if len(shape) == 2:                   # a tile: the common load
+            n = copies * shape[0] * shape[1]
+        else:
+            n = copies
+            for s in shape:
+                n *= s
         t = self.tally
         t.reads += n
         t.bytes_read += n * a.itemsize
-        t.by_array[a.name][0] += n
+        a.moved[0] += n
         if self.real:
             # A read-only view: executors never modify a tile in place (stores replace whole tiles),
             # so the view behaves as the on-chip copy would, without the cost of copying.
@@ -346,7 +349,7 @@ class GlobalMemory:
         t = self.tally
         t.writes += n
         t.bytes_written += n * a.itemsize
-        t.by_array[a.name][1] += n
+        a.moved[1] += n
         if self.real:
             a.data[idx] = tile
 
