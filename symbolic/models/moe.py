@@ -133,10 +133,7 @@ def grouped_counts(m_blocks) -> dict:
     P = T * k
     t_n, t_k = sp.ceiling(N / B_N), sp.ceiling(K / B_K)
     padded = B_M * m_blocks
-    em = P + E * (B_M - 1)                                    # the sorted_token_ids buffer (align :200)
-    # fused_moe.py:589-593: when T < B_M the grid stops at T k B_M rows; Min(1, floor(T/B_M)) = [T >= B_M]
-    em_launch = sp.Min(em, P * B_M + em * sp.Min(1, sp.floor(T / B_M)))
-    programs = t_n * sp.ceiling(em_launch / B_M)
+    programs = _programs()
     q = {
         "padded_rows": padded,
         "m_blocks": m_blocks,
@@ -159,6 +156,17 @@ def grouped_counts(m_blocks) -> dict:
               + f32 * q["reads_topk_weights"])
     return {"reads": reads, "writes": writes, "flops": 2 * P * N * K,
             "flops_padded": 2 * padded * (t_n * B_N) * (t_k * B_K), **q, "bytes": nbytes}
+
+
+@lru_cache(maxsize=None)
+def _programs() -> sp.Expr:
+    """The programs launched, which no routing changes: built once (SymPy's ``Min`` compares its arguments on
+    every construction, and a sweep builds a model per count vector)."""
+    P = T * k
+    em = P + E * (B_M - 1)                                    # the sorted_token_ids buffer (align :200)
+    # fused_moe.py:589-593: when T < B_M the grid stops at T k B_M rows; Min(1, floor(T/B_M)) = [T >= B_M]
+    em_launch = sp.Min(em, P * B_M + em * sp.Min(1, sp.floor(T / B_M)))
+    return sp.ceiling(N / B_N) * sp.ceiling(em_launch / B_M)
 
 
 def balanced_blocks():
@@ -204,15 +212,18 @@ def _validate_ke(pt):
         raise BadInput("k", f"top-k picks k distinct experts: k = {pt['k']} exceeds E = {pt['E']}")
 
 
+@lru_cache(maxsize=None)
+def _regime() -> Regime:
+    return Regime(note(sp.Le(B_M, T), ", ", sp.Le(B_N, N), ", ", sp.Le(B_K, K), ", ", sp.Le(E, T), ", ", sp.Le(k, E)),
+                  le=((B_M, T), (B_N, N), (B_K, K), (E, T), (k, E)), subs={sp.Min(1, sp.floor(T / B_M)): 1})
+
+
 def _model(name, summary, m_blocks, notes=(), validate_point=_validate_ke, defaults=DEFAULTS, inputs=None):
     t, u, v = (sp.Dummy(n, integer=True, positive=True) for n in ("t", "u", "v"))
     return Model(
         name, summary, grouped_counts(m_blocks), params=PARAMS, units=UNITS,
         divisible_subs={T: E * B_M * t, N: B_N * u, K: B_K * v},
-        regime=Regime(note(sp.Le(B_M, T), ", ", sp.Le(B_N, N), ", ", sp.Le(B_K, K), ", ", sp.Le(E, T), ", ",
-                           sp.Le(k, E)),
-                      le=((B_M, T), (B_N, N), (B_K, K), (E, T), (k, E)),
-                      subs={sp.Min(1, sp.floor(T / B_M)): 1}),
+        regime=_regime(),
         asymptotic_quantity="total", defaults=defaults, source=SOURCE, notes=_NOTES + tuple(notes),
         validate=validate_point, inputs=inputs or {})
 
