@@ -36,6 +36,7 @@ WORD = {"fp8_block": 128, "mxfp8": 128, "mxfp4": 128, "nvfp4": 64}
 _EDGE = [  # M, N, K, B_M, B_N: why
     (1, 1, 1, 1, 1),             # everything 1: one element, a word mostly padding
     (5, 7, 33, 4, 4),            # rows not a multiple of 4, K past a group
+    (9, 11, 70, 1, 1),           # one-row, one-column tiles (drawn points keep at most 24 tiles an axis)
     (130, 300, 1000, 64, 112),   # B_N = 112: tiles straddle 128-column blocks
     (13, 17, 200, 8, 16),
     (9, 130, 260, 16, 144),      # B_N = 144: straddles too
@@ -55,12 +56,21 @@ def _grid(fmt):
     return grid
 
 
+#: at most this many tiles along M and along N in a drawn point: a one-row tile over 300 rows walks 300 x 300 x
+#: 44 steps and tells the formula nothing a 24-tile edge does not (the grid keeps B = 1 at small sizes)
+_TILES = 24
+
+
 def _points(fmt):
     def strategy():
         from hypothesis import strategies as st
-        return st.fixed_dictionaries({"M": st.integers(1, 300), "N": st.integers(1, 300), "K": st.integers(1, 700),
-                                      "B_M": st.integers(1, 160), "B_N": st.integers(1, 200),
-                                      "B_K": st.sampled_from(STEPS[fmt])})
+
+        @st.composite
+        def point(draw):
+            M, N, K = draw(st.integers(1, 300)), draw(st.integers(1, 300)), draw(st.integers(1, 700))
+            return {"M": M, "N": N, "K": K, "B_M": draw(st.integers(-(-M // _TILES), 160)),
+                    "B_N": draw(st.integers(-(-N // _TILES), 200)), "B_K": draw(st.sampled_from(STEPS[fmt]))}
+        return point()
     return strategy
 
 
