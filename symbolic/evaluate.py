@@ -111,7 +111,7 @@ class _Scope:
     ``m<k>``, ``_MISS`` until its local def fills it; ``defs`` hold those defs and the depth-limit defs."""
 
     def __init__(self, gen: "_Source", root, indices: dict):
-        self.gen, self.indices = gen, indices          # indices: {Sum index: loop variable} in scope
+        self.indices = indices                         # {Sum index: loop variable} in scope
         self.plain = root is None                      # a sum's limits: written out, nothing memoised
         self.eager = set() if self.plain else _eager(root, gen.repeated)
         self.names: dict = {}
@@ -323,7 +323,7 @@ def _div(a, b):
     if type(a) is int and type(b) is int:
         q, r = divmod(a, b)
         return q if r == 0 else Fraction(a, b)
-    if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool):
+    if isinstance(a, int) and isinstance(b, int):       # a bool (a relation's value) too: never a float
         return Fraction(a, b)
     return a / b
 
@@ -411,7 +411,8 @@ def compile_env(expr: sp.Expr) -> Callable[[dict], object]:
     """``expr`` compiled once into ``f(env)`` over an ``env`` of ``{Symbol: int or Fraction}``, with no
     argument checks: for a caller that validates a point once and then evaluates many expressions at it,
     or one expression at many values of a loop index (:meth:`symbolic.listings.Listing.count`).  The
-    result is an int or a Fraction (:func:`to_python_number` makes an integral one an int)."""
+    result is an int or a Fraction (:func:`to_python_number` makes an integral one an int).  ``env`` holds
+    every symbol of ``expr`` (each is read once a call, a missing one is a ``KeyError``)."""
     return _compile(sp.sympify(expr))
 
 

@@ -78,9 +78,11 @@ def test_a_loop_sum_with_an_inner_limit_on_the_outer_index_and_a_shared_node():
         assert compile_exact(expr)(N=n, B=b) == want
 
 
-def test_compile_env_reads_only_the_symbols_it_evaluates():
+def test_compile_env_reads_every_symbol_from_its_env():
     f = compile_env(sp.Piecewise((N, N > 2), (B, True)))
-    assert f({N: 5, B: 1}) == 5
+    assert f({N: 5, B: 1}) == 5 and f({N: 2, B: 7}) == 7
+    with pytest.raises(KeyError):
+        f({N: 5})
 
 
 def test_no_piece_and_a_zero_divisor_are_errors_naming_the_point():

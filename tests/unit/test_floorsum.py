@@ -3,6 +3,7 @@ term by term (brute force), and the evaluator's use of both."""
 
 from __future__ import annotations
 
+import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -69,7 +70,6 @@ def test_compiled_floorsum_node_equals_brute_force(n, a, c, b):
 
 
 def test_compiled_floorsum_node_refuses_a_divisor_below_one():
-    import pytest
     with pytest.raises(ValueError, match="divisor"):
         FLOORSUM(n=5, a=1, c=0, b=0)
 
