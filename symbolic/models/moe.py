@@ -214,7 +214,8 @@ def _validate_ke(pt):
 
 @lru_cache(maxsize=None)
 def _regime() -> Regime:
-    return Regime(note(sp.Le(B_M, T), ", ", sp.Le(B_N, N), ", ", sp.Le(B_K, K), ", ", sp.Le(E, T), ", ", sp.Le(k, E)),
+    return Regime(note(sp.Le(B_M, T), ", ", sp.Le(B_N, N), ", ", sp.Le(B_K, K), ", ", sp.Le(E, T), ", ",
+                       sp.Le(k, E)),
                   le=((B_M, T), (B_N, N), (B_K, K), (E, T), (k, E)), subs={sp.Min(1, sp.floor(T / B_M)): 1})
 
 

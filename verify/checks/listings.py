@@ -12,8 +12,8 @@ loop nests, split-KV decoding packed and unpacked) a :class:`~verify.core.Proper
 Where running the listing's loops takes at most :data:`symbolic.listings.WALK_BUDGET` loop iterations, the
 lines are counted so - each load and store line's elements added up per run, no closed form used: a third
 source beside formula and executor.  Beyond the budget (the paper-block attention listings at ``N = 4096``,
-GEMV at ``2**40`` rows in ``2**30``-row tiles, decoding at ``10**9`` keys) each line's symbolic total, derived once from the
-listing, is evaluated instead; a disagreement's message says which was done.
+GEMV at ``2**40`` rows in ``2**30``-row tiles, decoding at ``10**9`` keys) each line's symbolic total,
+derived once from the listing, is evaluated instead; a disagreement's message says which was done.
 
 The points are that check's own: its pinned grid and its hypothesis strategy (fewer draws), so the listing
 is checked over the model's sweep.  The listings and checks are both found by discovery (a lab's package
