@@ -10,7 +10,7 @@ warnings left out are false positives on generated LaTeX: 1 "command terminated 
 algpseudocode's own form (``\\State Load ...``); 13 "intersentence spacing" fires on an acronym before
 ``;`` or ``)`` (the notes put ``\\@`` before a full stop after one: ``HBM\\@.``); 35 "use \\exp" fires on the word
 in units (``exp/s``); 36 "space before parenthesis" fires inside ``\\path`` code names, which chktex does not
-parse as verbatim.  Matplotlib's PGF is left out of the lint (notes built with ``--no-figures``).
+parse as verbatim.  The figures are left out of the lint (notes built with ``--no-figures``).
 """
 
 from __future__ import annotations
@@ -90,12 +90,11 @@ def test_standalone_notes_compile_without_overfull_boxes(pdflatex, tmp_path, fas
 
 @pytest.mark.slow
 def test_standalone_notes_of_every_model_with_every_figure_and_listing(pdflatex, tmp_path, capsys):
-    """What CI keeps at 0 errors and 0 overfull boxes: the complete notes, figures (PGF) and listings in."""
-    pytest.importorskip("matplotlib")
+    """What CI keeps at 0 errors and 0 overfull boxes: the complete notes, figures (pgfplots) and listings in."""
     out = tmp_path / "notes.tex"
     assert main(["latex", "--standalone", "-o", str(out)]) == 0
     tex = out.read_text()
-    assert tex.count(r"\begin{pgfpicture}") >= 15 and tex.count(r"\begin{algorithmic}") >= 7
+    assert tex.count(r"\begin{tikzpicture}") >= 15 and tex.count(r"\begin{algorithmic}") >= 7
     log = compile_tex(pdflatex, tex, tmp_path)
     assert overfull(log) == []
     print(f"notes: {pages(log)} pages, 0 errors, 0 overfull boxes")

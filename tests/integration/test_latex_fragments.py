@@ -63,7 +63,6 @@ def test_three_fragments_in_a_document_of_ones_own(pdflatex, tmp_path, capsys):
 
 
 def test_a_figure_fragment_in_a_document_of_ones_own(pdflatex, tmp_path, capsys):
-    pytest.importorskip("matplotlib")
     preamble, folder = _split(tmp_path, capsys, "gemm.tiled", figures=True)
     inputs = ["frag/gemm.tiled.tex", "frag/gemm.tiled.figure.tex", "frag/gemm.tiled.algorithm.tex"]
     (tmp_path / "mine.tex").write_text(_document(preamble, inputs))

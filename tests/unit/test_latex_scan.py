@@ -33,7 +33,7 @@ def _strip(tex: str) -> str:
     tex = re.sub(r"\\begin\{tabular\}\{(?:[^{}]|\{[^{}]*\})*\}", "", tex)   # column specs (table-format=...)
     tex = re.sub(r"\\(?:usepackage|documentclass)(\[[^\]]*\])?\{[^}]*\}", "", tex)
     tex = re.sub(r"\\(?:setlength|floatplacement|providecommand)\{[^}]*\}(\[[^\]]*\])?\{[^}]*\}", "", tex)
-    tex = re.sub(r"\\begin\{pgfpicture\}.*?\\end\{pgfpicture\}", "", tex, flags=re.S)   # matplotlib's drawing
+    tex = re.sub(r"\\(?:begin\{axis\}\[|addplot\[).*?\]", "", tex, flags=re.S)   # pgfplots' options
     return tex
 
 

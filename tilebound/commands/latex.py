@@ -4,16 +4,16 @@ r"""``tilebound latex``: LaTeX of models for lecture notes.
 
     tilebound latex [MODEL ...]                  align environments on standard output
     tilebound latex MODEL ... --standalone -o F  a complete document: prose, formulas, sweep tables,
-                                                 algorithm listings and (with the plot extra) figures
+                                                 algorithm listings and figures
     tilebound latex MODEL ... --split DIR        one fragment per model, table, listing and figure:
                                                  DIR/<model>.tex, <model>.sweep.tex, <model>.algorithm.tex,
                                                  <model>.figure.tex, each \input-able after the preamble
     tilebound latex --preamble                   the packages a fragment needs
 
-Figures are matplotlib's PGF (vector), drawn from :func:`tilebound.plots.plot_series` (the formula, its
-leading term dashed, the model's executor's counts as points) by :func:`printing.plot.plot_series`;
-they need the plot extra and pdflatex (matplotlib's PGF backend measures text with it).  Without them the
-notes say how to get figures.  Files go through :mod:`tilebound.output` (atomic, marked as tilebound's,
+Figures are pgfplots code (vector, typeset by TeX in the document's fonts) of the series of
+:func:`tilebound.plots.plot_series` (the formula, its leading term dashed, the model's executor's counts as
+points), written by :func:`printing.pgfplot.series_to_pgfplots`: they need no plotting library and no TeX run
+to write, only the pgfplots package to compile (``tilebound latex --preamble``).  Files go through :mod:`tilebound.output` (atomic, marked as tilebound's,
 never over a file tilebound did not write unless ``--force``).
 
 Bad input (one line, exit 2): ``--split`` into a path that exists and is not a folder; an unknown model; a
@@ -91,7 +91,7 @@ def run(args, out) -> int:
 # ----------------------------------------------------------------------------------- the entries
 def _entries(args, rich: bool):
     """The models with their tables, listings and figures; and notes for the document's introduction."""
-    from printing.document import FIGURE_NOTE, ModelEntry
+    from printing.document import ModelEntry
 
     from .. import numbers, report
     from . import models as _models
@@ -105,8 +105,8 @@ def _entries(args, rich: bool):
     if at and not tables_wanted:
         raise BadInput("at", "latex uses --at only for its sweep tables; add --vary, or --standalone without "
                              "--no-tables")
-    figures = rich and not args.no_figures and _can_draw()
-    notes = [FIGURE_NOTE] if rich and not args.no_figures and not figures else []
+    figures = rich and not args.no_figures
+    notes = []
     entries = []
     for m in models:
         own = set(p.name for p in m.params)
@@ -124,28 +124,17 @@ def _entries(args, rich: bool):
 
 
 # ----------------------------------------------------------------------------------- figures
-def _can_draw() -> bool:
-    """matplotlib (the plot extra) and pdflatex (which matplotlib's PGF backend measures text with)."""
-    import importlib.util
-    import shutil
-    return importlib.util.find_spec("matplotlib") is not None and shutil.which("pdflatex") is not None
-
-
 #: the legend's words for each kind of series
 _KINDS = {"line": "formula", "dashed": "leading term", "points": "executed"}
 
 
 def _figure(model, sweep, at) -> tuple[str, str]:
-    """``(PGF picture, caption)`` of ``model`` over its one-parameter ``sweep``: the series of
-    :func:`tilebound.plots.plot_series`, labelled in LaTeX, drawn by :func:`printing.plot.plot_series`."""
-    import tempfile
-
-    import matplotlib
-
-    from printing import plot as plotting
+    """``(pgfplots picture, caption)`` of ``model`` over its one-parameter ``sweep``: the series of
+    :func:`tilebound.plots.plot_series`, labelled in LaTeX, written by :func:`printing.pgfplot.series_to_pgfplots`."""
     from printing.content import point_note, quantity, tied_note
     from printing.latex import note_to_latex
     from printing.notation import Theta
+    from printing.pgfplot import series_to_pgfplots
     from symbolic.notes import code, note
 
     from ..numbers import expand, tied
@@ -171,14 +160,8 @@ def _figure(model, sweep, at) -> tuple[str, str]:
     relabelled = [type(s)(note_to_latex(labels[s.kind], moving=True), s.xs, s.ys, s.kind) for s in series]
     first = point(model, {**at, **expand({key: xs[0]})})
     fixed = {k: v for k, v in first.items() if k not in tied(key)}
-    rc = {"pgf.texsystem": "pdflatex", "pgf.rcfonts": False,
-          "pgf.preamble": "\\usepackage{amsmath}\\usepackage{amssymb}", "font.family": "serif"}
-    with tempfile.TemporaryDirectory() as tmp, matplotlib.rc_context(rc):
-        where = os.path.join(tmp, "figure.pgf")
-        plotting.plot_series(relabelled, xlabel=note_to_latex(xlabel, moving=True),
-                             ylabel=note_to_latex(ylabel, moving=True), title="", path=where)
-        with open(where, encoding="utf-8") as f:
-            picture = "".join(ln for ln in f if not ln.startswith("%%"))
+    picture = series_to_pgfplots(relabelled, xlabel=note_to_latex(xlabel, moving=True),
+                                 ylabel=note_to_latex(ylabel, moving=True))
     kinds = sorted({s.kind for s in series}, key=list(_KINDS).index)
     caption = note_to_latex(note(code(model.name), ": ") + ylabel + " against " + xlabel
                             + ((" at " + point_note(model, fixed)) if fixed else ""), moving=True)
