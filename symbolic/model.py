@@ -5,7 +5,7 @@ IO model; ``makespan``, ``busy`` for a latency model), its parameters (:class:`~
 and the assumptions for its derived forms.  Everything else is computed from the quantities, lazily:
 
 * ``divisible()`` - the form when blocks divide the sizes (SymPy substitutes ``N = B_r t`` etc. and
-  simplifies; nothing typed in),
+  cancels, :mod:`symbolic.canonical`; nothing typed in),
 * ``leading()`` / ``theta()`` - by :mod:`symbolic.asymptotics` over the model's regime,
 * ``evaluate(**point)`` - exact Python ints/Fractions (:mod:`symbolic.evaluate`),
 * ``evaluate_grid(**arrays)`` - elementwise exact over NumPy arrays (object dtype).
@@ -17,7 +17,7 @@ renders it, and registers its notebook display with IPython (:func:`printing.not
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Callable, Mapping, Optional
 
 import sympy as sp
@@ -26,6 +26,7 @@ from base.discovery import did_you_mean
 from base.errors import BadInput
 
 from .asymptotics import UNRESTRICTED, Regime, leading_term, theta
+from .canonical import cancel_atoms, rebuild_atoms
 from .evaluate import compile_exact
 from .notes import Note, as_note
 from .params import Param
@@ -33,13 +34,16 @@ from .params import Param
 __all__ = ["Model", "Evaluation"]
 
 
+@lru_cache(maxsize=1024)
 def _canonical(e: sp.Expr) -> sp.Expr:
-    """A divisible form as the notes print it: ``factor_terms(expand(simplify(e)))``.  A polynomial is
-    expanded without ``simplify`` (seconds a model): expanding a polynomial gives its one canonical sum of
-    monomials whatever ``simplify`` made of it, so the result is the same expression."""
+    """A divisible form as the notes print it: ``factor_terms(expand(cancel_atoms(e)))``.  The outer
+    ``factor_terms(expand(...))`` makes the shape; :func:`~symbolic.canonical.cancel_atoms` before it (``cancel``
+    over the opaque ceilings, floors, ``Max``, ..., each atom's arguments in that form first) lets equal terms
+    cancel, as ``simplify`` did at a tenth of its cost.  A polynomial is only expanded: that gives its one
+    canonical sum of monomials.  Cached: a family's models share many quantities (a third of the calls)."""
     if e.is_polynomial():
         return sp.factor_terms(sp.expand(e))
-    return sp.factor_terms(sp.expand(sp.simplify(e)))
+    return sp.factor_terms(sp.expand(cancel_atoms(e)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -131,16 +135,19 @@ class Model:
             fresh = [f for f in sp.sympify(rep).free_symbols if f not in self.params]
             if len(fresh) == 1:  # rep = block * t  ->  t = s / block
                 t = fresh[0]
-                back[t] = sp.solve(sp.Eq(s, rep), t)[0]
+                block = rep / t
+                back[t] = s / block if not block.has(t) else sp.solve(sp.Eq(s, rep), t)[0]
         out = {}
         for k, v in self.all_quantities.items():
             e = sp.sympify(v).subs(fwd)
-            plain = e.doit().subs(back)
-            if plain.is_polynomial():           # expand is canonical: what the simplifications below give
-                out[k] = sp.factor_terms(sp.expand(plain))
+            done = e.doit()
+            plain = done.subs(back)
+            if plain.is_polynomial():           # expand is canonical: what the cancelling below gives
+                out[k] = _canonical(plain)
                 continue
-            e = sp.simplify(e.doit()) if e.has(sp.Sum) else sp.simplify(e)
-            out[k] = sp.factor_terms(sp.expand(sp.simplify(e.subs(back))))
+            # the atoms in the quotients first: their integrality takes whole parts out of a ceiling's argument
+            e = rebuild_atoms(done if e.has(sp.Sum) else e)
+            out[k] = _canonical(e.subs(back))
         return out
 
     def _asymptotic_expr(self) -> sp.Expr:
