@@ -15,6 +15,13 @@ the output cannot be written             1       ``prog: output: cannot write: <
 Ctrl-C (SIGINT)                          130     ``prog: interrupted`` (128 + SIGINT)
 ======================================  ======  =============================================
 
+Ctrl-C is kept as a flag as well as raised: Python drops an exception raised inside a ``__del__`` method or a
+garbage collector's callback ("Exception ignored in ..."), so a ``KeyboardInterrupt`` that lands there would
+let the run go on to the end and exit 0.  :func:`run` installs a SIGINT handler that sets the flag and raises
+(only where SIGINT has Python's default handler: a background job that ignores it keeps ignoring it); every
+:class:`Progress` step raises ``KeyboardInterrupt`` again once the flag is set (:func:`check_interrupt`), and a
+``main`` that returns after a Ctrl-C still exits 130.
+
 Any other exception is a bug and propagates with its traceback.  The output is checked to the end:
 :func:`run` flushes ``sys.stdout`` before it returns, so ``prog --help > /dev/full`` says the write
 failed instead of exiting 0.  While ``main`` runs, ``sys.stdout`` is an :class:`Output` around the real
@@ -39,13 +46,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 from typing import Callable, Optional, Sequence
 
 from .errors import BadInput
 
 __all__ = ["run", "ArgumentParser", "Output", "OutputError", "silence_stdout", "say", "one_line", "progress",
-           "Progress", "EXIT_BAD_INPUT", "EXIT_OUTPUT", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE", "SHOW_AFTER"]
+           "Progress", "check_interrupt", "EXIT_BAD_INPUT", "EXIT_OUTPUT", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE",
+           "SHOW_AFTER"]
 
 EXIT_BAD_INPUT = 2
 EXIT_OUTPUT = 1
@@ -140,11 +150,13 @@ def run(main: Callable[[Optional[Sequence[str]]], int], prog: str, argv: Optiona
     real = sys.stdout
     out = Output(real)
     sys.stdout = out
+    previous = _catch_sigint()
     try:
         try:
             status = main(argv)
         except SystemExit as exc:
             status = _status_of(exc, prog)
+        check_interrupt()                       # a Ctrl-C that an ignored exception swallowed
         out.flush()
         return 0 if status is None else status
     except BadInput as exc:
@@ -163,6 +175,34 @@ def run(main: Callable[[Optional[Sequence[str]]], int], prog: str, argv: Optiona
         return EXIT_OUTPUT
     finally:
         sys.stdout = real
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+        _interrupted.clear()
+
+
+#: set by :func:`run`'s SIGINT handler; cleared when :func:`run` returns
+_interrupted = threading.Event()
+
+
+def _on_sigint(signum, frame):
+    _interrupted.set()
+    raise KeyboardInterrupt
+
+
+def _catch_sigint():
+    """Install :func:`_on_sigint` where SIGINT has Python's default handler and this is the main thread (only
+    it may set handlers); return the handler it replaced, or ``None`` where it left SIGINT alone."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return None
+    return signal.signal(signal.SIGINT, _on_sigint)
+
+
+def check_interrupt() -> None:
+    """Raise ``KeyboardInterrupt`` if Ctrl-C came during :func:`run` (again, if the first was swallowed)."""
+    if _interrupted.is_set():
+        raise KeyboardInterrupt
 
 
 def _status_of(exc: SystemExit, prog: str) -> int:
@@ -201,7 +241,8 @@ class Progress:
     def advance(self, n: int = 1, note: Optional[str] = None) -> None:
         """``n`` steps more done; ``note`` (when given) replaces the figures beside the bar.  The last step is
         drawn however soon it comes, once the bar is shown (a run shorter than the redraw interval still shows
-        its figures; before :data:`SHOW_AFTER` nothing is)."""
+        its figures; before :data:`SHOW_AFTER` nothing is).  Each step checks for Ctrl-C (:func:`check_interrupt`)."""
+        check_interrupt()
         if self._bar is not None:
             if note is not None:
                 self._bar.set_postfix_str(note, refresh=False)
@@ -212,12 +253,14 @@ class Progress:
 
     def note(self, text: str) -> None:
         """The figures beside the bar; redrawn at most a few times a second."""
+        check_interrupt()
         if self._bar is not None:
             self._bar.set_postfix_str(text, refresh=False)
             self._bar.update(0)           # redraws when its interval has passed
 
     def tick(self) -> None:
         """Redraw the clock (elapsed, estimate) while nothing else moves, e.g. while waiting on workers."""
+        check_interrupt()
         if self._bar is not None:
             self._bar.update(0)
 

@@ -123,6 +123,55 @@ def test_run_checks_the_output_to_the_end(monkeypatch, capsys):
     assert capsys.readouterr().err == f"prog: output: cannot write: {os.strerror(errno.ENOSPC)}\n"
 
 
+
+class _SignalsOnCollection:
+    """An object whose ``__del__`` sends this process SIGINT: the handler's ``KeyboardInterrupt`` is raised
+    inside ``__del__``, where Python prints "Exception ignored" and goes on (what let ``verify --jobs 2`` run
+    to the end and exit 0 after a Ctrl-C, on a loaded machine)."""
+
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)                           # the handler runs here, inside __del__
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")    # the swallowed Ctrl-C, as meant
+def test_a_ctrl_c_swallowed_inside_a_destructor_still_stops_the_run(capsys):
+    steps = []
+
+    def main(argv):                               # a run of 5 steps that reports its progress
+        with console.progress(5, "task") as shown:
+            for k in range(5):
+                if k == 1:
+                    obj = _SignalsOnCollection()
+                    del obj                           # Ctrl-C lands in __del__, and is swallowed there
+                steps.append(k)
+                shown.advance()
+        return 0
+    assert console.run(main, "prog", []) == console.EXIT_INTERRUPTED
+    assert steps == [0, 1]                         # the next progress step raised it again
+    assert capsys.readouterr().err.endswith("prog: interrupted\n")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler      # the handler is put back
+
+    def no_progress(argv):                         # a run with no progress step after the Ctrl-C
+        obj = _SignalsOnCollection()
+        del obj
+        return 0
+    assert console.run(no_progress, "prog", []) == console.EXIT_INTERRUPTED
+    assert capsys.readouterr().err.endswith("prog: interrupted\n")
+    assert console.run(lambda argv: 0, "prog", []) == 0          # the flag does not outlive its run
+
+
+def test_a_run_that_ignores_sigint_keeps_ignoring_it():
+    """A background job (``cmd &`` in a script) starts with SIGINT ignored: run leaves it so."""
+    def main(argv):
+        return 0 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN else 3
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        assert console.run(main, "prog", []) == 0
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, old)
+
 def test_argument_parser_errors_are_one_bad_input():
     p = console.ArgumentParser(prog="python -m verify", error_name="usage")
     p.add_argument("--n", type=int)
