@@ -16,8 +16,9 @@ Ctrl-C (SIGINT)                          130     ``prog: interrupted`` (128 + SI
 ======================================  ======  =============================================
 
 Ctrl-C is kept as a flag as well as raised: Python drops an exception raised inside a ``__del__`` method or a
-garbage collector's callback ("Exception ignored in ..."), so a ``KeyboardInterrupt`` that lands there would
-let the run go on to the end and exit 0.  :func:`run` installs a SIGINT handler that sets the flag and raises
+garbage collector's callback (hypothesis installs one) with an "Exception ignored in ..." traceback, so a
+``KeyboardInterrupt`` that lands there would let the run go on to the end and exit 0; that traceback is left
+out while the flag is set.  :func:`run` installs a SIGINT handler that sets the flag and raises
 (only where SIGINT has Python's default handler: a background job that ignores it keeps ignoring it); every
 :class:`Progress` step raises ``KeyboardInterrupt`` again once the flag is set (:func:`check_interrupt`), and a
 ``main`` that returns after a Ctrl-C still exits 130.
@@ -151,6 +152,9 @@ def run(main: Callable[[Optional[Sequence[str]]], int], prog: str, argv: Optiona
     out = Output(real)
     sys.stdout = out
     previous = _catch_sigint()
+    hook = sys.unraisablehook
+    if previous is not None:
+        sys.unraisablehook = _quiet_interrupts(hook)
     try:
         try:
             status = main(argv)
@@ -177,6 +181,7 @@ def run(main: Callable[[Optional[Sequence[str]]], int], prog: str, argv: Optiona
         sys.stdout = real
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
+            sys.unraisablehook = hook
         _interrupted.clear()
 
 
@@ -197,6 +202,15 @@ def _catch_sigint():
     if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         return None
     return signal.signal(signal.SIGINT, _on_sigint)
+
+
+def _quiet_interrupts(hook):
+    """``sys.unraisablehook`` that leaves out the Ctrl-C Python could not raise (in a ``__del__``, in a
+    garbage-collector callback such as hypothesis's): :func:`run` says ``interrupted`` itself, in one line."""
+    def quiet(unraisable):
+        if not (isinstance(unraisable.exc_value, KeyboardInterrupt) and _interrupted.is_set()):
+            hook(unraisable)
+    return quiet
 
 
 def check_interrupt() -> None:
