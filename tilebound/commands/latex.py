@@ -13,8 +13,9 @@ r"""``tilebound latex``: LaTeX of models for lecture notes.
 Figures are pgfplots code (vector, typeset by TeX in the document's fonts) of the series of
 :func:`tilebound.plots.plot_series` (the formula, its leading term dashed, the model's executor's counts as
 points), written by :func:`printing.pgfplot.series_to_pgfplots`: they need no plotting library and no TeX run
-to write, only the pgfplots package to compile (``tilebound latex --preamble``).  Files go through :mod:`tilebound.output` (atomic, marked as tilebound's,
-never over a file tilebound did not write unless ``--force``).
+to write, only the pgfplots package to compile (``tilebound latex --preamble``).  Files go through
+:mod:`tilebound.output` (atomic, marked as tilebound's, never over a file tilebound did not write unless
+``--force``).
 
 Bad input (one line, exit 2): ``--split`` into a path that exists and is not a folder; an unknown model; a
 fragment name that would leave the folder (a plugin model named ``../x``); ``--split`` with ``-o`` or
