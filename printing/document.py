@@ -19,8 +19,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from symbolic.notes import code, note
-
 from .content import model_printout
 from .latex import escape, math_text, note_to_latex, sections_to_latex
 from .listing import listing_to_latex

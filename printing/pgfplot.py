@@ -11,8 +11,9 @@ placed on the page, and a value beyond a float's range is refused (:class:`~base
 :func:`printing.plot.plot_series` refuses it.  On a logarithmic axis a point whose value is zero or negative
 has no place and is left out, as matplotlib leaves it out.
 
-Reference: C. Feuersänger, *Manual for Package pgfplots* (1.18), §4.5 "Two Dimensional Plots: coordinates",
-§4.5.9 on ``only marks``, and §4.9 (``xmode=log``, ``log basis x``).
+Reference: C. Feuersänger, *Manual for Package pgfplots* (version 1.18, CTAN ``pgfplots``): the keys used here
+are ``\addplot coordinates``, ``only marks``, ``xmode``/``ymode=log``, ``log basis x``, ``ytick`` and
+``yticklabels``.
 """
 
 from __future__ import annotations
