@@ -1,4 +1,4 @@
-"""``python -m verify`` in one process against ``--jobs N`` (default 2): the speed-up, and the same totals.
+"""``python -m verify --jobs 1`` (one process) against ``--jobs N`` (default 2): the speed-up, and the same totals.
 
 Each run is a fresh process (start-up, discovery and the checks: what a user waits for), serial and
 parallel interleaved (A, B, A, B, ...) so that machine noise hits both alike; the figure is the ratio of
@@ -61,7 +61,7 @@ def main(argv=None) -> int:
           f"{a.repeat} runs each, interleaved; {os.cpu_count()} CPUs, load average {load:.2f} at the start")
     serial, parallel, cpus, tables, closing = [], [], {}, set(), set()
     for i in range(a.repeat):
-        for args, into in ((common, serial), (common + ["--jobs", str(a.jobs)], parallel)):
+        for args, into in ((common + ["--jobs", "1"], serial), (common + ["--jobs", str(a.jobs)], parallel)):
             dt, cpu, table, last = _once(args)
             into.append(dt)
             cpus.setdefault(id(into), []).append(cpu)

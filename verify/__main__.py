@@ -1,6 +1,7 @@
 """``python -m verify``: run every registered check, print a table per model, close with ``N passed, M failed``.
 
-``--jobs N`` runs the checks in ``N`` processes (the same points and totals; only the seconds differ).
+``--jobs N`` runs the checks in ``N`` processes (the same points and totals; only the seconds differ); the
+default, ``auto``, is one per CPU this process may use (:func:`usable_cpus`), and ``--jobs 1`` runs them here.
 ``--l2-draws N`` / ``--l2-shapes`` run the GEMM's L2 report instead (:mod:`verify.gemm`).  While a run
 takes more than two seconds and stderr is a terminal, a progress bar on stderr shows the checks done of
 the total, the points so far, the time spent and an estimate of what is left (:func:`base.console.progress`,
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -30,16 +32,29 @@ PROG = "verify"
 MAX_JOBS = 256
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask where the platform has one, as a container's
+    limit shows there; else ``os.cpu_count()``), at least 1: what ``--jobs auto`` starts."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    return max(1, min(n, MAX_JOBS))
+
+
 def _count(flag: str, least: int, most: int):
     """An argparse type: an integer from ``least`` to ``most`` (refused in one line naming ``flag``)."""
     def parse(text: str) -> int:
+        if flag == "--jobs" and text == "auto":
+            return usable_cpus()
+        want = f"an integer from {least:,} to {most:,}" + (" or auto" if flag == "--jobs" else "")
         try:
             value = int(text)
         except ValueError:
             shown = text if len(text) <= 40 else text[:40] + "..."
-            raise argparse.ArgumentTypeError(f"an integer from {least:,} to {most:,}, got {shown!r}") from None
+            raise argparse.ArgumentTypeError(f"{want}, got {shown!r}") from None
         if not least <= value <= most:
-            raise argparse.ArgumentTypeError(f"an integer from {least:,} to {most:,}, got {value:,}")
+            raise argparse.ArgumentTypeError(f"{want}, got {value:,}")
         return value
     parse.__name__ = flag
     return parse
@@ -60,9 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only checks whose name matches (a name, a glob, or a family prefix); repeat to add more")
     p.add_argument("--seed", type=int, default=0, help="hypothesis seed, and the L2 report's (printed; default 0)")
     p.add_argument("--list", action="store_true", help="list the checks and exit")
-    p.add_argument("--jobs", metavar="N", type=_count("--jobs", 1, MAX_JOBS), default=1,
-                   help=f"run the checks in N processes (1 to {MAX_JOBS}; default 1): the same points and "
-                        "totals as one process, only the seconds differ")
+    p.add_argument("--jobs", metavar="N", type=_count("--jobs", 1, MAX_JOBS), default=None,
+                   help=f"run the checks in N processes (1 to {MAX_JOBS}, or auto: one per usable CPU, the "
+                        "default; 1 runs them in this process): the same points and totals, only the seconds differ")
     l2 = p.add_argument_group(
         "the GEMM's L2 report", "instead of the checks: the exact LRU count (gemm.l2.lru) against the LRU "
         "simulation at the pinned points, N adversarial points from --seed and the time model's L2 figures")
@@ -88,7 +103,7 @@ def _l2(args) -> int:
     from .gemm import l2_report
 
     clash = [flag for flag, on in (("--model", args.model), ("--full", args.full), ("--list", args.list),
-                                   ("--jobs", args.jobs != 1)) if on]
+                                   ("--jobs", args.jobs is not None)) if on]
     if clash:
         raise BadInput("l2-draws", f"the L2 report runs alone; drop {clash[0]} (or run the checks without --l2-*)")
     draws = 500 if args.l2_draws is None else args.l2_draws
@@ -109,7 +124,7 @@ def _main(argv) -> int:
 
     from tabulate import tabulate
 
-    jobs = min(args.jobs, len(checks))
+    jobs = min(usable_cpus() if args.jobs is None else args.jobs, len(checks))
     drawn = (f"hypothesis seed {args.seed}" if hypothesis_available()
              else "grids only: hypothesis is not installed (pip install 'tilebound[verify]' adds drawn points)")
     print(f"verify: {len(checks)} checks, {'full' if args.full else 'default'} sweep, {drawn}"

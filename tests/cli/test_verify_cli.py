@@ -233,6 +233,8 @@ def test_ctrl_c(jobs, after):
     (["--l2-draws", "100001"], "usage"),
     (["--l2-draws", "5", "--model", "gemm"], "l2-draws"),
     (["--l2-shapes", "--jobs", "2"], "l2-draws"),
+    (["--l2-shapes", "--jobs", "1"], "l2-draws"),
+    (["--jobs", "Auto"], "usage"),
     (["--l2-draws", "5", "--full"], "l2-draws"),
 ])
 def test_bad_usage_is_one_line_naming_what(args, names, capsys):
@@ -258,7 +260,7 @@ def test_help_names_the_new_flags(capsys):
 def test_jobs_two_gives_a_serial_runs_reports(capsys):
     """The table of ``--jobs 2`` is the serial table, column by column but the seconds."""
     args = ["--model", "latency", "--model", "gemm.tiled", "--model", "decode.gqa_ratio"]
-    assert cli.main(args) == 0
+    assert cli.main(args + ["--jobs", "1"]) == 0
     serial = capsys.readouterr().out.splitlines()
     assert cli.main(args + ["--jobs", "2"]) == 0
     parallel = capsys.readouterr().out.splitlines()
@@ -268,6 +270,25 @@ def test_jobs_two_gives_a_serial_runs_reports(capsys):
         return [line.split("|")[1:6] for line in lines if line.startswith("|")]
     assert table(parallel) == table(serial) and len(table(serial)) == 2 + 8
     assert parallel[-1] == serial[-1]
+
+
+@pytest.mark.parametrize("given", [[], ["--jobs", "auto"]])
+def test_the_default_is_one_job_per_usable_cpu(capsys, monkeypatch, given):
+    """No ``--jobs`` (or ``--jobs auto``) starts one worker per CPU the process may use, capped by the checks."""
+    monkeypatch.setattr(cli, "usable_cpus", lambda: 3)
+    assert cli.main(["--model", "latency.pipeline", "--model", "gemm.tiled", *given]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith(", 2 jobs")     # two checks: two workers
+    assert cli.main(["--model", "latency", *given]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith(", 3 jobs")
+    assert cli.main(["--model", "gemm.tiled", *given]) == 0                 # one check runs here
+    assert capsys.readouterr().out.splitlines()[0].endswith("hypothesis seed 0")
+
+
+def test_usable_cpus_is_the_affinity_mask():
+    import os
+    if not hasattr(os, "sched_getaffinity"):
+        pytest.skip("no affinity mask on this platform")
+    assert cli.usable_cpus() == min(len(os.sched_getaffinity(0)), cli.MAX_JOBS)
 
 
 def test_run_checks_on_a_process_pool_equals_serial():
@@ -483,7 +504,7 @@ INTS = ["0", "1", "2", "3", "-1", "-0", "257", "1_0", "0x10", "1e3", "1.5", "", 
         str(2**64), str(10**30), "9" * 5000, " 2 ", "nan"]
 FLAGS = ["--full", "--list", "--l2-shapes", "--seed", "--jobs", "--l2-draws", "--model", "--bogus", "-x", "--",
          "--jobs=2", "--seed=-7", "--model=", "--full=1", "--l2", "--list-all", "-h"]
-TAKES = {"--seed": INTS, "--jobs": ["1", "2"] + INTS, "--l2-draws": INTS, "--model": PATTERNS}
+TAKES = {"--seed": INTS, "--jobs": ["1", "2", "auto"] + INTS, "--l2-draws": INTS, "--model": PATTERNS}
 
 
 @st.composite
