@@ -232,16 +232,25 @@ def _l2_points(regime):
     """Hypothesis points for the L2 checks in ``regime`` (imported only when a sweep draws)."""
     from hypothesis import strategies as st
 
+    from symbolic.gemm_lru import max_wave_elements, min_wave_elements
+
     @st.composite
     def draw_l2(draw):
         while True:
-            # B_K before K: the no-reuse range needs three K-steps or more (reuse_floor is 0 below), so K is
-            # drawn from there; redrawing until it held cost hypothesis ~35 ms a point
-            B_K = draw(st.sampled_from([8, 16, 32]))
-            K = draw(st.integers(2 * B_K + 1 if regime == "no_reuse" else 1, 200))
-            p = dict(M=draw(st.integers(1, 160)), N=draw(st.integers(1, 160)), K=K,
+            p = dict(M=draw(st.integers(1, 160)), N=draw(st.integers(1, 160)),
                      B_M=draw(st.sampled_from([4, 8, 16, 32])), B_N=draw(st.sampled_from([4, 8, 16, 32])),
-                     B_K=B_K, G_M=draw(st.sampled_from([1, 2, 4, 8])), P=draw(st.integers(1, 24)))
+                     B_K=draw(st.sampled_from([8, 16, 32])), G_M=draw(st.sampled_from([1, 2, 4, 8])),
+                     P=draw(st.integers(1, 24)))
+            # K last, from where the regime is not empty: no reuse needs reuse_floor > step_footprint, that is
+            # (t_k - 2) min_wave > max_wave (per unit depth), so t_k >= 3 + max_wave // min_wave.  Drawing K
+            # blind and redrawing until that held cost hypothesis about 20 ms a point (20 redraws).
+            least = 1
+            if regime == "no_reuse":
+                args = (p["M"], p["N"], p["B_M"], p["B_N"], p["G_M"], p["P"])
+                least = (2 + max_wave_elements(*args) // min_wave_elements(*args)) * p["B_K"] + 1
+                if least > 200:
+                    continue
+            p["K"] = draw(st.integers(least, 200))
             cap = l2_capacity(p, regime, draw(st.floats(0, 1)))
             if cap is not None:
                 return dict(p, capacity=cap)
