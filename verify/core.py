@@ -132,6 +132,10 @@ class Property:
     draws_full: int = 400
     size: Optional[Callable[[Point], int]] = None
     description: str = ""
+    #: how many points ``grid(full)`` yields, where running the grid first does set-up work (a listing's
+    #: check against its model builds the model): what :func:`verify.estimated_cost` schedules by, so that a
+    #: parent process sending checks to workers builds nothing; ``None`` counts the grid
+    grid_points: Optional[Callable[[bool], int]] = None
 
     def size_of(self, point: Point) -> int:
         return _size_of(self.size, point)

@@ -32,7 +32,7 @@ from base import console
 from base.errors import BadInput
 from symbolic.model import Model
 from symbolic.registry import ModelRef
-from verify import Check, registry, run_checks
+from verify import Check, registry, run_check, run_checks
 from verify import __main__ as cli
 
 from toy_models import B, N, halo_brute_force, halo_check, register_toy_checks
@@ -323,8 +323,54 @@ def test_an_executor_gets_the_costliest_checks_first():
     assert {c.name: estimated_cost(c) for c in checks} == by_hand
     pool = Recording()
     reports = run_checks(checks, executor=pool)
-    assert pool.names == sorted(by_hand, key=lambda n: -by_hand[n])
+    assert pool.names == [[n] for n in sorted(by_hand, key=lambda n: -by_hand[n])]    # four models: four tasks
     assert [r.name for r in reports] == [c.name for c in checks]
+
+
+def test_the_checks_of_one_model_are_one_task():
+    """A model's checks (the executor's, the listing's) go to one worker together, so the model is built once;
+    the tasks are ordered by the sum of their checks' estimates, and the reports by the checks asked for."""
+    from concurrent.futures import Executor, Future
+
+    from verify import estimated_cost
+
+    class Recording(Executor):
+        def __init__(self):
+            self.tasks = []
+
+        def submit(self, fn, *args):
+            self.tasks.append(list(args[0]))
+            f = Future()
+            f.set_result(fn(*args))
+            return f
+
+    checks = registry.select(["gemv.tiled.listing", "latency.littles_law", "gemv.tiled"])
+    pool = Recording()
+    reports = run_checks(checks, executor=pool)
+    gemv = [c.name for c in checks if c.name.startswith("gemv.")]         # in the order asked for
+    assert sorted(gemv) == ["gemv.tiled", "gemv.tiled.listing"]
+    cost = {c.name: estimated_cost(c) for c in checks}
+    assert cost[gemv[0]] + cost[gemv[1]] > cost["latency.littles_law"]
+    assert pool.tasks == [gemv, ["latency.littles_law"]]
+    assert [r.name for r in reports] == [c.name for c in checks]
+    assert [_fields(r) for r in reports] == [_fields(run_check(c)) for c in checks]
+
+
+def test_a_listings_estimate_builds_no_model():
+    """The parent counts a listing property's points from its check's grid (``grid_points``), not by running the
+    property's grid, which checks the listing against its model (a SymPy build): the workers build it."""
+    from verify import estimated_cost
+    from verify.checks.listings import LISTING_PROPERTIES
+    prop = next(p for p in LISTING_PROPERTIES if p.name == "attention.fa2.fwd.window.listing")
+    assert prop.grid_points(False) == len(list(prop.grid(False)))
+    assert estimated_cost(prop) == 2 * (prop.grid_points(False) + prop.draws)
+    code = ("from verify import estimated_cost, registry\n"
+            "from symbolic import registry as models\n"
+            "[estimated_cost(c, full) for c in registry.all_checks() for full in (False, True)]\n"
+            "print([r.name for r in models.refs() if r._model is not None])")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "[]"            # a fresh process: estimating every check built no model
 
 
 @pytest.mark.skipif("spawn" not in get_all_start_methods(), reason="no spawn start method")

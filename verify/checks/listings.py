@@ -68,7 +68,7 @@ def _property(listing) -> Property:
     name = listing.name
     return Property(
         name=f"{name}.listing", holds=_holds(name), model=listing.model,
-        grid=lambda full: _grid(name, full),
+        grid=lambda full: _grid(name, full), grid_points=lambda full: sum(1 for _ in _primary(name).grid(full)),
         strategy=lambda: _strategy(name), draws=8, draws_full=80,
         size=lambda p: _primary(name).size_of(p),
         description=(f"{listing.title}: the annotated lines' reads and writes = the formula = the executor's "
