@@ -3,8 +3,10 @@
 Each run is a fresh process (start-up, the models, their derived forms, tables, listings and figures: what
 a user waits for), written to a scratch file.  The figure printed is the median wall time and the CPU time
 of the child, beside the load average (a busy machine stretches the wall time, not the CPU time), and the
-same with ``--no-figures`` so the figures' share shows.  The goal (issue 18) is at most :data:`GOAL` seconds
-for today's models on a quiet machine, and at most :data:`GOAL_PER_MODEL` seconds for each model added.
+same in one process (``--jobs 1``) and with ``--no-figures`` (one process) so the workers' gain and the figures'
+share show.  The goal (issue 18) is at most :data:`GOAL` seconds for today's models on a quiet machine, and at
+most :data:`GOAL_PER_MODEL` seconds for each model added: judged on the default run's wall time (``--jobs
+auto``: one worker per usable CPU) and, per model, on the CPU time of one process.
 
     python bench/bench_notes.py [--repeat 3]
 """
@@ -50,20 +52,23 @@ def main(argv=None) -> int:
     load = os.getloadavg()[0]
     print(f"tilebound latex --standalone, {models} models, {a.repeat} runs each, interleaved; "
           f"{os.cpu_count()} CPUs, load average {load:.2f} at the start")
-    runs: dict = {"with figures": [], "--no-figures": []}
+    kinds = (("default", []), ("--jobs 1", ["--jobs", "1"]), ("--no-figures", ["--no-figures", "--jobs", "1"]))
+    runs: dict = {label: [] for label, _ in kinds}
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "notes.tex")
         for _ in range(a.repeat):
-            for label, args in (("with figures", []), ("--no-figures", ["--no-figures"])):
+            for label, args in kinds:
                 runs[label].append(_once(args, out))
-    for label, got in runs.items():
-        wall = statistics.median(w for w, _ in got)
-        cpu = statistics.median(c for _, c in got)
+    med = {label: tuple(statistics.median(x[k] for x in got) for k in (0, 1)) for label, got in runs.items()}
+    for label, (wall, cpu) in med.items():
         print(f"  {label:13s} median {wall:6.2f} s wall, {cpu:6.2f} s CPU ({cpu / models:.2f} s CPU a model)")
-    wall, cpu = (statistics.median(x[k] for x in runs["with figures"]) for k in (0, 1))
-    fig = cpu - statistics.median(c for _, c in runs["--no-figures"])
-    print(f"figures: {fig:.2f} s CPU of {cpu:.2f} s; goal <= {GOAL} s for today's models on a quiet machine "
-          f"(CPU {'meets' if cpu <= GOAL else 'misses'} it); load average {os.getloadavg()[0]:.2f} at the end")
+    wall, one = med["default"][0], med["--jobs 1"]
+    print(f"workers: {one[0] / wall:.2f}x faster than one process; figures: {one[1] - med['--no-figures'][1]:.2f} s "
+          f"CPU of {one[1]:.2f} s")
+    print(f"goal <= {GOAL} s for today's models: the default run's {wall:.2f} s {'meets' if wall <= GOAL else 'misses'} "
+          f"it; <= {GOAL_PER_MODEL} s a model added: one process's {one[1] / models:.2f} s CPU a model "
+          f"{'meets' if one[1] / models <= GOAL_PER_MODEL else 'misses'} it; load average {os.getloadavg()[0]:.2f} "
+          "at the end")
     return 0
 
 

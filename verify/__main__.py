@@ -1,7 +1,8 @@
 """``python -m verify``: run every registered check, print a table per model, close with ``N passed, M failed``.
 
 ``--jobs N`` runs the checks in ``N`` processes (the same points and totals; only the seconds differ); the
-default, ``auto``, is one per CPU this process may use (:func:`usable_cpus`), and ``--jobs 1`` runs them here.
+default, ``auto``, is one per CPU this process may use (:func:`base.pool.usable_cpus`), and ``--jobs 1``
+runs them here.
 ``--l2-draws N`` / ``--l2-shapes`` run the GEMM's L2 report instead (:mod:`verify.gemm`).  While a run
 takes more than two seconds and stderr is a terminal, a progress bar on stderr shows the checks done of
 the total, the points so far, the time spent and an estimate of what is left (:func:`base.console.progress`,
@@ -15,33 +16,16 @@ bad usage (one line on stderr); 130 on Ctrl-C (one line); 141 when the reader cl
 from __future__ import annotations
 
 import argparse
-import multiprocessing
-import os
-import signal
 import sys
-from concurrent.futures import ProcessPoolExecutor
 
 from base import console
 from base.errors import BadInput
+from base.pool import MAX_JOBS, process_pool, stop_workers, usable_cpus
 
 from . import registry, run_checks
 from .core import hypothesis_available
 
 PROG = "verify"
-#: the most worker processes ``--jobs`` starts (never more than there are checks)
-MAX_JOBS = 256
-
-
-def usable_cpus() -> int:
-    """The CPUs this process may run on (its affinity mask where the platform has one, as a container's
-    limit shows there; else ``os.cpu_count()``), at least 1: what ``--jobs auto`` starts."""
-    try:
-        n = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        n = os.cpu_count() or 1
-    return max(1, min(n, MAX_JOBS))
-
-
 def _count(flag: str, least: int, most: int):
     """An argparse type: an integer from ``least`` to ``most`` (refused in one line naming ``flag``)."""
     def parse(text: str) -> int:
@@ -87,16 +71,6 @@ def build_parser() -> argparse.ArgumentParser:
                     help="run the report with the course's real shapes at 50 MB too (a few seconds; "
                          "500 adversarial points unless --l2-draws says)")
     return p
-
-
-def _ignore_sigint() -> None:      # a worker: Ctrl-C is the parent's to handle (it stops the workers)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _executor(jobs: int) -> ProcessPoolExecutor:
-    """``jobs`` worker processes, forked where the platform can (they inherit the discovered checks)."""
-    ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_ignore_sigint)
 
 
 def _l2(args) -> int:
@@ -157,13 +131,12 @@ def _run(checks, args, jobs) -> list:
 
         if jobs <= 1:
             return run_checks(checks, full=args.full, seed=args.seed, on_report=on_report, on_point=on_point)
-        pool = _executor(jobs)
+        pool = process_pool(jobs)
         try:
             return run_checks(checks, full=args.full, seed=args.seed, executor=pool, on_report=on_report,
                               on_wait=shown.tick)
         except BaseException:                       # Ctrl-C, a closed pipe: stop the workers now
-            for child in multiprocessing.active_children():
-                child.terminate()
+            stop_workers()
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)

@@ -73,7 +73,7 @@ def _nested_per():
 OUTPUTS = ["out.tex", "out.png", "out.svg", "notes.pdf", "out.xyz", "", "out"]
 FLAGS = ["--at", "--vary", "-q", "--quantity", "--per", "--ratio", "--inverse", "--dtype", "--hw", "--copies",
          "--format", "--standalone", "--no-tables", "--title", "-o", "--force", "--no-executed", "--no-leading",
-         "--linear", "--help-me", "-x", "--"]
+         "--linear", "--help-me", "-x", "--", "--jobs"]
 
 
 def _model(name):
@@ -135,7 +135,7 @@ def _option_table(names=PARAMS, values=VALUES, model=None):
         "o": st.builds(lambda o: ["-o", o], st.sampled_from(OUTPUTS)),
         "image": st.builds(lambda o: ["-o", o], st.sampled_from(["out.png", "out.svg"] if clean else OUTPUTS)),
         "flag": st.sampled_from([["--inverse"], ["--standalone"], ["--no-tables"], ["--force"], ["--no-executed"],
-                                 ["--no-leading"], ["--linear"], ["--title", "t_i%t&le"]]),
+                                 ["--no-leading"], ["--linear"], ["--title", "t_i%t&le"], ["--jobs", "2"], ["--jobs", "0"]]),
     }
 
 

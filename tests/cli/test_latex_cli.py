@@ -125,3 +125,38 @@ def test_each_swept_model_has_a_vector_figure(capsys, tmp_path):
     assert r"\begin{tikzpicture}" in fig and r"\begin{figure}" in fig     # pgfplots: vector, no bitmap
     assert "includegraphics" not in fig and ".png" not in fig
     assert "the formula (solid)" in fig and "leading term (dashed)" in fig and "circles" in fig
+
+
+# ----------------------------------------------------------------------------------- --jobs
+MIXED = ("attention.fa1.fwd.paper", "gemm.tiled", "decode.packed", "latency.pipeline")   # listings, figures, tables
+
+
+def test_the_models_drawn_in_processes_give_the_text_of_one_process(capsys, tmp_path):
+    """``--jobs 2`` draws each model in a worker; the document and the fragments are byte for byte those of
+    ``--jobs 1``, in the registry's order of the models selected."""
+    docs = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"n{jobs}.tex"
+        rc, _, err = run(capsys, "latex", *MIXED, "--standalone", "--jobs", jobs, "-o", str(out))
+        assert rc == 0, err
+        docs[jobs] = out.read_text()
+        rc, _, err = run(capsys, "latex", *MIXED, "--split", str(tmp_path / jobs), "--jobs", jobs)
+        assert rc == 0, err
+    assert docs["1"] == docs["2"]
+    sections = [line for line in docs["2"].splitlines() if line.startswith(r"\section")]
+    from symbolic import registry
+    assert [s.split("{")[-1].rstrip("}") for s in sections] == registry.select(list(MIXED))
+    split = {j: {p.name: p.read_text() for p in (tmp_path / j).iterdir()} for j in ("1", "2")}
+    assert split["1"] == split["2"] and len(split["1"]) >= 3 * len(MIXED)
+
+
+@pytest.mark.parametrize("jobs", ["0", "257", "two", "", "2.5", "-1"])
+def test_a_bad_jobs_is_refused_in_one_line(capsys, tmp_path, jobs):
+    rc, _, err = run(capsys, "latex", "gemm.tiled", "--standalone", "--jobs", jobs, "-o", str(tmp_path / "n.tex"))
+    assert rc == 2 and err.startswith("tilebound: jobs: ") and len(err.splitlines()) == 1
+    assert not (tmp_path / "n.tex").exists()
+
+
+def test_jobs_without_a_document_or_fragments_is_refused(capsys):
+    rc, _, err = run(capsys, "latex", "gemm.tiled", "--jobs", "2")
+    assert rc == 2 and err.startswith("tilebound: jobs: ") and "--standalone" in err

@@ -253,7 +253,7 @@ def test_latex_split_into_a_folder_it_cannot_make(capsys, tmp_path, monkeypatch)
 def test_latex_split_into_a_read_only_folder_is_refused_before_any_work(capsys, tmp_path, monkeypatch):
     import tilebound.commands.latex as latex
     monkeypatch.setattr(latex.os, "access", lambda path, mode: False)
-    monkeypatch.setattr(latex, "_entries", lambda *a, **k: pytest.fail("work done before the refusal"))
+    monkeypatch.setattr(latex, "_plan", lambda *a, **k: pytest.fail("work done before the refusal"))
     rc, _, err = run(capsys, ["latex", "attention.fa1.fwd", "--split", str(tmp_path)])
     assert rc == 2
     one_line(err, "split")

@@ -25,8 +25,10 @@ fragment name that would leave the folder (a plugin model named ``../x``); ``--s
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from base.errors import BadInput
+from base.pool import MAX_JOBS, usable_cpus
 
 from . import AT_HELP, Command
 
@@ -44,9 +46,26 @@ def add_arguments(s) -> None:
     s.add_argument("--no-figures", action="store_true", help="no figures in --standalone/--split")
     s.add_argument("--no-listings", action="store_true", help="no algorithm listings in --standalone/--split")
     s.add_argument("--title", default="tilebound: cost formulas of tiled GPU algorithms")
+    s.add_argument("--jobs", default=None, metavar="N",
+                   help=f"--standalone/--split: draw the models in N processes (1 to {MAX_JOBS}, or auto: one per "
+                        "usable CPU, the default); the same text either way")
     s.add_argument("-o", "--output", help="write to this file instead of standard output")
     s.add_argument("--force", action="store_true",
                    help="overwrite files (-o FILE, --split fragments) even if tilebound did not write them")
+
+
+def _jobs(text: str) -> int:
+    """``--jobs``: ``auto`` or an integer from 1 to :data:`~base.pool.MAX_JOBS` (BadInput naming ``jobs``)."""
+    if text == "auto":
+        return usable_cpus()
+    try:
+        n = int(text)
+    except ValueError:
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise BadInput("jobs", f"an integer from 1 to {MAX_JOBS} or auto, got {shown!r}") from None
+    if not 1 <= n <= MAX_JOBS:
+        raise BadInput("jobs", f"an integer from 1 to {MAX_JOBS} or auto, got {n:,}")
+    return n
 
 
 def run(args, out) -> int:
@@ -68,17 +87,23 @@ def run(args, out) -> int:
             raise BadInput("split", "--split writes fragments, --standalone one document; give one of them")
         folder = _split_folder(args.split)
     path = output.check_path(args.output, args.force)            # refused before any work
-    entries, notes = _entries(args, rich=args.standalone or args.split is not None)
+    rich = args.standalone or args.split is not None
+    if args.jobs is not None and not rich:
+        raise BadInput("jobs", "--jobs draws the models of --standalone or --split in processes; add one of them")
+    jobs = usable_cpus() if args.jobs is None else _jobs(args.jobs)
+    names, plan = _plan(args, rich)
+    if rich:
+        rendered = _rendered(names, plan, jobs)
     if args.split is not None:
-        return _write_split(folder, entries, args.force, out)
+        return _write_split(folder, rendered, args.force, out)
     if args.standalone:
-        from printing.document import to_document
-        text = to_document(entries, title=args.title, notes=tuple(notes))
+        from printing.document import document_of, section_of
+        text = document_of([section_of(n, frags) for n, frags in rendered], title=args.title)
     else:
         from printing.latex import model_to_latex
         from printing.tables import render_latex
         chunks = []
-        for e in entries:
+        for e in (_entry(n, plan) for n in names):
             chunks.append(f"% {e.model.name}\n{model_to_latex(e.model, 'align')}")
             chunks += [render_latex(t, e.model.params) for t in e.tables]
         text = "\n\n".join(chunks)
@@ -90,9 +115,21 @@ def run(args, out) -> int:
 
 
 # ----------------------------------------------------------------------------------- the entries
-def _entries(args, rich: bool):
-    """The models with their tables, listings and figures; and notes for the document's introduction."""
-    from printing.document import ModelEntry
+@dataclass(frozen=True)
+class _Plan:
+    """What every model's entry is made from: the sweep and point options, parsed and checked once."""
+
+    vary: dict
+    at: dict
+    tables: bool
+    figures: bool
+    listings: bool
+
+
+def _plan(args, rich: bool) -> tuple[list[str], _Plan]:
+    """The selected models' names and the parsed options; every refusal of an option comes here, before any
+    model is drawn.  Models are built only where ``--at`` or ``--vary`` names parameters to check."""
+    from symbolic import registry
 
     from .. import numbers, report
     from . import models as _models
@@ -100,28 +137,63 @@ def _entries(args, rich: bool):
     vary = numbers.parse_vary(args.vary)
     at = numbers.parse_assignments(args.at)
     numbers.refuse_overlap(at, vary)
-    models = _models(args.models)
-    report.check_names([*numbers.varied(vary), *at], models)
+    names = registry.select(list(args.models) or None)
+    if vary or at:
+        report.check_names([*numbers.varied(vary), *at], _models(args.models))
     tables_wanted = bool(vary) or (rich and not args.no_tables)
     if at and not tables_wanted:
         raise BadInput("at", "latex uses --at only for its sweep tables; add --vary, or --standalone without "
                              "--no-tables")
-    figures = rich and not args.no_figures
-    notes = []
-    entries = []
-    for m in models:
-        own = set(p.name for p in m.params)
-        mine = {k: v for k, v in at.items() if k in own}
-        sweep = ({k: v for k, v in vary.items() if set(numbers.tied(k)) <= own} if vary
-                 else report.default_sweep(m, mine) if tables_wanted or figures else None)
-        tables = (report.sweep_table(m, sweep, mine),) if sweep and tables_wanted else ()
-        picture, caption = _figure(m, sweep, mine) if figures and sweep and len(sweep) == 1 else ("", "")
-        listing = None
-        if rich and not args.no_listings:
-            from symbolic.listings import listing_for
-            listing = listing_for(m.name)
-        entries.append(ModelEntry(m, tables, picture, caption, listing))
-    return entries, notes
+    return names, _Plan(vary, at, tables_wanted, rich and not args.no_figures, rich and not args.no_listings)
+
+
+def _entry(name: str, plan: _Plan):
+    """One model's entry: the model with its tables, listing and figure."""
+    from printing.document import ModelEntry
+    from symbolic import registry
+
+    from .. import numbers, report
+
+    m = registry.get(name)
+    own = set(p.name for p in m.params)
+    mine = {k: v for k, v in plan.at.items() if k in own}
+    sweep = ({k: v for k, v in plan.vary.items() if set(numbers.tied(k)) <= own} if plan.vary
+             else report.default_sweep(m, mine) if plan.tables or plan.figures else None)
+    tables = (report.sweep_table(m, sweep, mine),) if sweep and plan.tables else ()
+    picture, caption = _figure(m, sweep, mine) if plan.figures and sweep and len(sweep) == 1 else ("", "")
+    listing = None
+    if plan.listings:
+        from symbolic.listings import listing_for
+        listing = listing_for(m.name)
+    return ModelEntry(m, tables, picture, caption, listing)
+
+
+def _fragments_of(name: str, plan: _Plan) -> list[tuple[str, str]]:
+    """``[(suffix, latex), ...]`` of one model's entry (:func:`printing.document.fragments`): what a worker
+    sends back (text pickles; a model does not need to)."""
+    from printing.document import fragments
+    return fragments(_entry(name, plan))
+
+
+def _rendered(names: list[str], plan: _Plan, jobs: int) -> list[tuple[str, list]]:
+    """``[(model name, fragments), ...]`` in the order of ``names``: the models one after another with
+    ``jobs <= 1``, else one task per model on :func:`base.pool.process_pool` (the same text either way:
+    each model's fragments depend on that model alone)."""
+    jobs = min(jobs, len(names))
+    if jobs <= 1:
+        return [(n, _fragments_of(n, plan)) for n in names]
+    from base.pool import process_pool, stop_workers
+    pool = process_pool(jobs)
+    try:
+        # the costliest first would need each model's build time; the registry's order keeps the families
+        # together, and a model's work is a second or less, so the last task leaves little idle
+        futures = [pool.submit(_fragments_of, n, plan) for n in names]
+        return [(n, f.result()) for n, f in zip(names, futures)]
+    except BaseException:                       # Ctrl-C, a closed pipe, an error in one model: stop at once
+        stop_workers()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 # ----------------------------------------------------------------------------------- figures
@@ -199,15 +271,13 @@ def _fragment_path(folder: str, name: str) -> str:
     return os.path.join(folder, name)
 
 
-def _write_split(folder: str, entries, force: bool, out) -> int:
-    from printing.document import fragments
-
+def _write_split(folder: str, rendered, force: bool, out) -> int:
     from .. import output
 
     files = []
-    for e in entries:
-        for suffix, tex in fragments(e):
-            files.append((_fragment_path(folder, f"{e.model.name}{suffix}.tex"), e.model.name, tex))
+    for name, frags in rendered:
+        for suffix, tex in frags:
+            files.append((_fragment_path(folder, f"{name}{suffix}.tex"), name, tex))
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as exc:                       # a read-only parent, a full disk
