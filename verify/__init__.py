@@ -17,7 +17,7 @@ from .core import (Check, Property, Report, assert_agree, exact_equal, hypothesi
                    rel_close, run_check)
 
 __all__ = ["Check", "Property", "Report", "assert_agree", "exact_equal", "rel_close", "run_check", "run_checks",
-           "run_named", "run_named_many"]
+           "run_named", "run_named_many", "task_groups"]
 
 
 def run_named(name: str, full: bool = False, seed: int = 0) -> Report:
@@ -40,6 +40,15 @@ def run_named_many(names: Sequence[str], full: bool = False, seed: int = 0) -> l
 def _model_of(check) -> str:
     """The name of the model ``check`` evaluates (a property without a model: its own name)."""
     return getattr(getattr(check, "model", None), "name", None) or check.name
+
+
+def task_groups(checks: Sequence) -> list:
+    """The indices of ``checks`` by the model they evaluate, in order of first appearance: one executor task
+    each in :func:`run_checks` (so no more workers than these are of use)."""
+    groups: dict = {}
+    for i, c in enumerate(checks):
+        groups.setdefault(_model_of(c), []).append(i)
+    return list(groups.values())
 
 
 def estimated_cost(check, full: bool = False) -> int:
@@ -100,11 +109,8 @@ def run_checks(checks: Sequence, full: bool = False, seed: int = 0, executor=Non
     # the checks of one model are one task (its model is built once, in one worker: a window model's build
     # is half a second), and the costliest tasks go first (an estimate: their points), so that no long one
     # starts last while the other workers idle
-    groups: dict = {}
-    for i, c in enumerate(checks):
-        groups.setdefault(_model_of(c), []).append(i)
     cost = [estimated_cost(c, full) for c in checks]
-    order = sorted(groups.values(), key=lambda g: -sum(cost[i] for i in g))
+    order = sorted(task_groups(checks), key=lambda g: -sum(cost[i] for i in g))
     futures = {executor.submit(run_named_many, [checks[i].name for i in g], full, seed): g for g in order}
     reports: list = [None] * len(checks)
     waiting = on_wait if on_wait is not None else (lambda: None)

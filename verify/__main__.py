@@ -22,7 +22,7 @@ from base import console
 from base.errors import BadInput
 from base.pool import MAX_JOBS, process_pool, stop_workers, usable_cpus
 
-from . import registry, run_checks
+from . import registry, run_checks, task_groups
 from .core import hypothesis_available
 
 PROG = "verify"
@@ -98,7 +98,8 @@ def _main(argv) -> int:
 
     from tabulate import tabulate
 
-    jobs = min(usable_cpus() if args.jobs is None else args.jobs, len(checks))
+    # no more workers than tasks (the checks of one model are one task): one model's checks run here
+    jobs = min(usable_cpus() if args.jobs is None else args.jobs, len(task_groups(checks)))
     drawn = (f"hypothesis seed {args.seed}" if hypothesis_available()
              else "grids only: hypothesis is not installed (pip install 'tilebound[verify]' adds drawn points)")
     print(f"verify: {len(checks)} checks, {'full' if args.full else 'default'} sweep, {drawn}"
