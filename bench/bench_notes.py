@@ -65,10 +65,12 @@ def main(argv=None) -> int:
     wall, one = med["default"][0], med["--jobs 1"]
     print(f"workers: {one[0] / wall:.2f}x faster than one process; figures: {one[1] - med['--no-figures'][1]:.2f} s "
           f"CPU of {one[1]:.2f} s")
-    print(f"goal <= {GOAL} s for today's models: the default run's {wall:.2f} s {'meets' if wall <= GOAL else 'misses'} "
-          f"it; <= {GOAL_PER_MODEL} s a model added: one process's {one[1] / models:.2f} s CPU a model "
-          f"{'meets' if one[1] / models <= GOAL_PER_MODEL else 'misses'} it; load average {os.getloadavg()[0]:.2f} "
-          "at the end")
+    meets = {True: "meets", False: "misses"}
+    per_wall, per_cpu = wall / models, one[1] / models
+    print(f"goal <= {GOAL} s for today's models: the default run's {wall:.2f} s {meets[wall <= GOAL]} it; "
+          f"<= {GOAL_PER_MODEL} s a model added: {per_wall:.2f} s of the default's wall time a model "
+          f"({meets[per_wall <= GOAL_PER_MODEL]} it), {per_cpu:.2f} s CPU a model in one process "
+          f"({meets[per_cpu <= GOAL_PER_MODEL]} it); load average {os.getloadavg()[0]:.2f} at the end")
     return 0
 
 

@@ -75,8 +75,9 @@ def run_checks(checks: Sequence, full: bool = False, seed: int = 0, executor=Non
     whose workers can import this package: a ``ProcessPoolExecutor``, or a Dask ``Client(...).get_executor()``
     for a cluster.  The task carries the checks' names and the worker looks them up (:func:`run_named_many`),
     so only registered checks can go to an executor; the tasks are submitted costliest first (the sum of
-    their checks' :func:`estimated_cost`), and the reports come back in the order of ``checks``.  The reports are a serial run's: the same points, agreed, failures and largest size for each
-    check (hypothesis draws from ``seed`` alone); only ``seconds`` differ.
+    their checks' :func:`estimated_cost`), and the reports come back in the order of ``checks``.  The reports
+    are a serial run's: the same points, agreed, failures and largest size for each check (hypothesis draws
+    from ``seed`` alone); only ``seconds`` differ.
 
     ``on_report(report)`` is called as each check finishes (in the order they finish; on an executor, a
     task's checks together as it finishes); ``on_point(report)`` after each point of a serial run (an
