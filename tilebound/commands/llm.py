@@ -45,7 +45,7 @@ def add_arguments(s) -> None:
     s.add_argument("--explain", action="store_true", help="say why each operation's parameters were chosen")
     s.add_argument("--verify", action="store_true",
                    help="run every operation's executor (count-only) at the step's shapes, row by row")
-    s.add_argument("--jobs", default=None, help="--verify: executors in this many processes (default: the CPUs)")
+    s.add_argument("--jobs", default=None, help="--verify: executors in this many processes (default: the usable CPUs, at most 16)")
     s.add_argument("--format", default="text", help="text, json, markdown, latex (default text)")
     s.add_argument("-o", "--output", default=None, metavar="PATH", help="write to PATH instead of standard output")
     s.add_argument("--split", default=None, metavar="DIR", help="LaTeX fragments into DIR, one per table")
@@ -147,6 +147,7 @@ def _plot(st, path: str, force: bool) -> str:
 def run(args, out) -> int:
     import os
 
+    from base.pool import usable_cpus
     from tuning.llm import step
 
     from .. import output
@@ -157,7 +158,7 @@ def run(args, out) -> int:
         raise BadInput("format", f"must be one of {', '.join(FORMATS)}, got {args.format!r}")
     kw = dict(batch=_int_option("batch", args.batch, 1), context=_int_option("context", args.context, 0),
               new_tokens=_int_option("new-tokens", args.new_tokens, 1), tp=_int_option("tp", args.tp, 1))
-    jobs = _int_option("jobs", args.jobs, 1) if args.jobs is not None else max(1, min(os.cpu_count() or 1, 16))
+    jobs = _int_option("jobs", args.jobs, 1) if args.jobs is not None else min(usable_cpus(), 16)
     if args.split is not None:
         if args.output is not None:
             raise BadInput("split", "--split writes its own files into DIR; drop -o")
