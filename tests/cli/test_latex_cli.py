@@ -160,3 +160,31 @@ def test_a_bad_jobs_is_refused_in_one_line(capsys, tmp_path, jobs):
 def test_jobs_without_a_document_or_fragments_is_refused(capsys):
     rc, _, err = run(capsys, "latex", "gemm.tiled", "--jobs", "2")
     assert rc == 2 and err.startswith("tilebound: jobs: ") and "--standalone" in err
+
+
+def test_ctrl_c_while_the_workers_draw_stops_them_and_writes_nothing(tmp_path):
+    """SIGINT to the whole process group (a terminal's Ctrl-C) once the worker processes are up: status 130 and
+    one line, no worker left behind, and no notes file (the document is written whole or not at all)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    notes = tmp_path / "notes.tex"
+    p = subprocess.Popen([sys.executable, "-m", "tilebound", "latex", "--standalone", "--jobs", "2", "-o", str(notes)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=root, start_new_session=True)
+
+    def group():
+        got = subprocess.run(["pgrep", "-g", str(p.pid)], capture_output=True, text=True).stdout.split()
+        return [int(x) for x in got]
+    while p.poll() is None and len(group()) < 3:      # the command and its two workers
+        time.sleep(0.05)
+    assert p.poll() is None, "the notes were done before the workers were seen"
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate()
+    assert p.returncode == 128 + int(signal.SIGINT)
+    assert err == "tilebound: interrupted\n" and out == ""
+    assert group() == [] and not notes.exists()
