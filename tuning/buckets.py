@@ -84,9 +84,11 @@ class BucketRow:
         return self.time_s / self.optimum_s
 
 
-def bucket_study(shapes: Sequence, scheme: str, gpu="H100", cache: TuningCache | None = None) -> list[BucketRow]:
+def bucket_study(shapes: Sequence, scheme: str, gpu="H100", cache: TuningCache | None = None,
+                 on_shape=None) -> list[BucketRow]:
     """Tune each bucket that ``shapes`` fall into (exhaustive at ``(bucket M, N, K)``, through ``cache`` if
-    given) and apply its config to each shape."""
+    given) and apply its config to each shape; ``on_shape()``, when given, is called after each shape (a
+    progress display)."""
     rule = get_scheme(scheme)
     k = gpu_constants(gpu)
     if cache is not None and cache.gpu != k.hw.name:
@@ -109,6 +111,8 @@ def bucket_study(shapes: Sequence, scheme: str, gpu="H100", cache: TuningCache |
         own = schedule.times_for_shape(M, N, K, hw=k)
         i = best[(bm, N, K)]
         rows.append(BucketRow(sh, scheme, bm, configs[i], float(own[i]), float(own[np.isfinite(own)].min())))
+        if on_shape is not None:
+            on_shape()
     return rows
 
 

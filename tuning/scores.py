@@ -106,11 +106,12 @@ class Runs:
 
 
 def run_many(strategy: str, shapes: Sequence, budget: int, seeds: int | Sequence[int] = 20, gpu="H100",
-             times_of=None) -> list[Runs]:
+             times_of=None, on_shape=None) -> list[Runs]:
     """Run ``strategy`` with each seed on each shape; one :class:`Runs` per shape.  ``seeds`` is a count
     (seeds ``0..seeds-1``) or the seeds themselves; ``times_of(shape)`` (default: the analytic model) gives a
     shape's times, e.g. replayed from a cache (checked as :func:`~tuning.strategies.check_times` checks, naming
-    ``times_of``).  ``budget`` is at most the space's 6000 configs."""
+    ``times_of``).  ``budget`` is at most the space's 6000 configs.  ``on_shape()``, when given, is called
+    after each shape's seeds have run (a progress display)."""
     get_strategy(strategy)
     budget = check_budget(budget)
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
@@ -132,6 +133,8 @@ def run_many(strategy: str, shapes: Sequence, budget: int, seeds: int | Sequence
         results = tuple(run_search(strategy, sh, budget, seed, gpu=k.hw.name, times=times) for seed in seeds)
         out.append(Runs(strategy, sh, budget, results, float(finite.min()), float(finite.max()),
                         random_baseline(times, budget)))
+        if on_shape is not None:
+            on_shape()
     return out
 
 

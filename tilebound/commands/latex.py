@@ -12,7 +12,8 @@ r"""``tilebound latex``: LaTeX of models for lecture notes.
 
 ``--standalone`` and ``--split`` draw each model in a worker process (:func:`base.pool.process_pool`), one per
 usable CPU unless ``--jobs N`` says (``--jobs 1``: this process); a model's text depends on that model alone,
-so the document is the same either way.
+so the document is the same either way.  While they run past two seconds and stderr is a terminal, a progress
+bar on stderr shows the models done of the total, the time spent and an estimate (:func:`base.console.progress`).
 
 Figures are pgfplots code (vector, typeset by TeX in the document's fonts) of the series of
 :func:`tilebound.plots.plot_series` (the formula, its leading term dashed, the model's executor's counts as
@@ -184,21 +185,40 @@ def _rendered(names: list[str], plan: _Plan, jobs: int) -> list[tuple[str, list]
     """``[(model name, fragments), ...]`` in the order of ``names``: the models one after another with
     ``jobs <= 1``, else one task per model on :func:`base.pool.process_pool` (the same text either way:
     each model's fragments depend on that model alone)."""
+    from base import console
+
     jobs = min(jobs, len(names))
-    if jobs <= 1:
-        return [(n, _fragments_of(n, plan)) for n in names]
-    from base.pool import process_pool, stop_workers
-    pool = process_pool(jobs)
-    try:
-        # in the registry's order: the costliest first would need each model's work before it is done, and
-        # the costliest (gemm.l2's notes, about 2.5 s of the 57 models' 20 s) sits mid-way, not at the end
-        futures = [pool.submit(_fragments_of, n, plan) for n in names]
-        return [(n, f.result()) for n, f in zip(names, futures)]
-    except BaseException:                       # Ctrl-C, a closed pipe, an error in one model: stop at once
-        stop_workers()
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    with console.progress(len(names), "latex", unit="model") as shown:
+        if jobs <= 1:
+            done = []
+            for n in names:
+                shown.note(n)
+                done.append((n, _fragments_of(n, plan)))
+                shown.advance()
+            return done
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        from base.pool import process_pool, stop_workers
+        pool = process_pool(jobs)
+        try:
+            # in the registry's order: the costliest first would need each model's work before it is done, and
+            # the costliest (gemm.l2's notes, about 2.5 s of the 57 models' 20 s) sits mid-way, not at the end
+            futures = [pool.submit(_fragments_of, n, plan) for n in names]
+            pending = set(futures)
+            while pending:                      # the bar: models done, its clock redrawn twice a second
+                finished, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    f.result()                  # an error in a model stops the run here
+                if finished:
+                    shown.advance(len(finished))
+                else:
+                    shown.tick()
+            return [(n, f.result()) for n, f in zip(names, futures)]
+        except BaseException:                   # Ctrl-C, a closed pipe, an error in one model: stop at once
+            stop_workers()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 # ----------------------------------------------------------------------------------- figures

@@ -12,7 +12,9 @@ best-found / optimum at the budget, Kernel Tuner's methodology score (the share 
 search and the optimum a strategy closes), its mean over the budget, and the evaluations to get within 5 %
 of the optimum (:mod:`tuning.scores`).  ``--plot FILE`` draws best-found / optimum against evaluations,
 median and quartile band per strategy (the plot extra).  ``--cache DIR`` replays each shape's
-measurements from a disk cache (:mod:`tuning.cache`), measuring only configs it lacks.
+measurements from a disk cache (:mod:`tuning.cache`), measuring only configs it lacks.  While the scores or
+the bucket study run past two seconds and stderr is a terminal, a progress bar on stderr shows the shapes done
+of the total, the strategy or scheme at work, the time spent and an estimate (:func:`base.console.progress`).
 
 Bad input is one line and exit 2: an unknown strategy, GPU, shape set or bucket scheme; a budget < 1 or
 beyond the space; a size that is not a positive integer; a shape beyond the time model's range (named
@@ -26,6 +28,7 @@ from __future__ import annotations
 import math
 import sys
 
+from base import console
 from base.errors import BadInput
 
 from . import Command
@@ -168,7 +171,12 @@ def _run_scores(args, out) -> int:
     if replay is not None:
         for sh in shapes:                       # a corrupt or foreign file is refused before any search
             replay(sh)
-    groups = {name: run_many(name, shapes, budget, seeds, gpu=k.hw.name, times_of=replay) for name in strategies}
+    with console.progress(len(strategies) * len(shapes), "tune", unit="shape") as shown:
+        groups = {}
+        for name in strategies:                 # the bar: shapes done over strategies x shapes, and the strategy
+            shown.note(name)
+            groups[name] = run_many(name, shapes, budget, seeds, gpu=k.hw.name, times_of=replay,
+                                    on_shape=shown.advance)
     if args.cache is not None:
         sys.stderr.write(f"note: cache {args.cache}: {measured[0]} config measurements added\n")
     label = f"{k.hw.name}, {len(shapes)} shape{'s' if len(shapes) > 1 else ''}, {seeds} seeds"
@@ -322,8 +330,13 @@ def _run_buckets(args, out) -> int:
         from tuning.cache import TuningCache
         cache = TuningCache(args.cache, k)
     rows = []
-    for scheme in SCHEMES:
-        for s in summarize_buckets(bucket_study(shapes, scheme, k.hw.name, cache)):
+    with console.progress(len(SCHEMES) * len(shapes), "tune --buckets", unit="shape") as shown:
+        studies = []
+        for scheme in SCHEMES:
+            shown.note(scheme)
+            studies.append((scheme, bucket_study(shapes, scheme, k.hw.name, cache, on_shape=shown.advance)))
+    for scheme, study in studies:
+        for s in summarize_buckets(study):
             rows.append((scheme, s.phase, s.shapes, s.tuned, f"{s.mean:.3f}", f"{s.median:.3f}", f"{s.p90:.3f}",
                          f"{s.worst:.3f}",
                          str(s.worst_shape), f"{s.within_5pct:.0%}"))

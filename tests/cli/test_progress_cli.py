@@ -1,0 +1,76 @@
+"""The progress bars of the long commands besides ``python -m verify`` (whose own are tested in
+``test_verify_cli.py``): ``tilebound latex --standalone`` in one process and with workers, the tuning scores
+and the bucket study.  On a terminal's stderr each draws done / total with its unit and an estimate (``<``);
+off a terminal stderr stays empty.  ``TILEBOUND_PROGRESS_AFTER=0`` asks for the bar at once, so a run's
+length on this machine does not matter."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TILEBOUND = [sys.executable, "-m", "tilebound"]
+
+RUNS = {
+    "latex, one process": (["latex", "gemm.tiled", "latency.pipeline", "--standalone", "--jobs", "1"], "/2 [", "model"),
+    "latex, two workers": (["latex", "gemm.tiled", "latency.pipeline", "--standalone", "--jobs", "2"], "/2 [", "model"),
+    "tune scores": (["tune", "--shape", "512,512,512", "--strategy", "random,annealing", "--budget", "10",
+                     "--seeds", "2"], "/2 [", "shape"),
+    "tune buckets": (["tune", "--buckets", "--shapes", "course"], "[", "shape"),
+}
+
+
+def _pty_with_size():
+    import fcntl
+    import pty
+    import struct
+    import termios
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))
+    return master, slave
+
+
+def _drain(master) -> str:
+    got = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:                                   # the slave side is closed: all read
+            break
+        if not chunk:
+            break
+        got += chunk
+    return got.decode("utf-8", "replace")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+@pytest.mark.parametrize("run", list(RUNS))
+def test_a_bar_on_a_terminal(run, tmp_path):
+    argv, done, unit = RUNS[run]
+    if argv[0] == "latex":
+        argv = argv + ["-o", str(tmp_path / "notes.tex")]
+    master, slave = _pty_with_size()
+    env = {**os.environ, "TILEBOUND_PROGRESS_AFTER": "0", "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen([*TILEBOUND, *argv], stdout=subprocess.PIPE, stderr=slave, cwd=tmp_path, env=env)
+    os.close(slave)
+    shown = _drain(master)
+    p.stdout.read()
+    assert p.wait() == 0, shown
+    os.close(master)
+    what = "tune --buckets" if "--buckets" in argv else argv[0]
+    assert f"{what}:" in shown and done in shown and unit in shown and "<" in shown, shown
+
+
+@pytest.mark.parametrize("run", list(RUNS))
+def test_nothing_off_a_terminal(run, tmp_path):
+    argv = RUNS[run][0]
+    if argv[0] == "latex":
+        argv = argv + ["-o", str(tmp_path / "notes.tex")]
+    env = {**os.environ, "TILEBOUND_PROGRESS_AFTER": "0", "PYTHONPATH": str(ROOT)}
+    p = subprocess.run([*TILEBOUND, *argv], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert p.returncode == 0 and p.stderr == ""
