@@ -1,5 +1,6 @@
 """Worker processes for the commands that run independent pieces side by side (``python -m verify``'s
-checks, ``tilebound latex``'s models): how many a command starts by default, and the pool itself.
+checks, ``tilebound latex``'s and ``html``'s models): how many a command starts by default, the pool itself,
+and :func:`run_each`, a function over tasks in order with a progress bar.
 
 ``--jobs auto`` is :func:`usable_cpus`: the CPUs this process may run on.  :func:`process_pool` forks its
 workers where the platform can (they inherit what the parent has imported and discovered; elsewhere they
@@ -13,8 +14,9 @@ import multiprocessing
 import os
 import signal
 from concurrent.futures import ProcessPoolExecutor
+from typing import Sequence
 
-__all__ = ["MAX_JOBS", "usable_cpus", "process_pool", "stop_workers"]
+__all__ = ["MAX_JOBS", "usable_cpus", "process_pool", "stop_workers", "run_each"]
 
 #: the most worker processes a ``--jobs`` starts
 MAX_JOBS = 256
@@ -45,3 +47,44 @@ def stop_workers() -> None:
     are not waited for)."""
     for child in multiprocessing.active_children():
         child.terminate()
+
+
+def run_each(fn, tasks: Sequence[tuple], jobs: int, what: str, unit: str, labels: Sequence[str] = ()) -> list:
+    """``[fn(*task) for task in tasks]``, in that order: in this process with ``jobs <= 1`` (or one task), else
+    one task each on :func:`process_pool` (``fn`` a module-level function and the tasks' arguments picklable;
+    what comes back, too).  A progress bar on a terminal's stderr (:func:`base.console.progress`) counts the
+    ``unit``\\ s done under ``what``, each one's label beside it in this process.  An error in a task stops
+    the run as the task's result is read; a Ctrl-C, a closed pipe or an error stops the workers at once."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from . import console
+
+    tasks = list(tasks)
+    jobs = min(jobs, len(tasks))
+    with console.progress(len(tasks), what, unit=unit) as shown:
+        if jobs <= 1:
+            done = []
+            for k, task in enumerate(tasks):
+                if k < len(labels):
+                    shown.note(labels[k])
+                done.append(fn(*task))
+                shown.advance()
+            return done
+        pool = process_pool(jobs)
+        try:
+            futures = [pool.submit(fn, *task) for task in tasks]
+            pending = set(futures)
+            while pending:                      # the bar: tasks done, its clock redrawn twice a second
+                finished, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    f.result()                  # an error in a task stops the run here
+                if finished:
+                    shown.advance(len(finished))
+                else:
+                    shown.tick()
+            return [f.result() for f in futures]
+        except BaseException:                   # Ctrl-C, a closed pipe, an error in one task: stop at once
+            stop_workers()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)

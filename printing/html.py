@@ -50,7 +50,7 @@ from .content import model_printout
 from .javascript import RUNTIME, NotExpressible, to_javascript
 from .mathml import note_to_html, relation_mathml, to_mathml
 
-__all__ = ["PageEntry", "model_page", "index_page", "page_name", "calculator_parts", "bound_sizes", "exact_text",
+__all__ = ["PageEntry", "model_page", "index_page", "index_row", "index_of_rows", "page_name", "calculator_parts", "bound_sizes", "exact_text",
            "STYLE"]
 
 
@@ -558,10 +558,21 @@ def model_page(entry: PageEntry, index: str = "index.html") -> str:
             + f"\n<script>{script}</script>\n</body>\n</html>\n")
 
 
+def index_row(model) -> str:
+    """A model's row of the index: its name (a link to its page) and its summary."""
+    return (f'<tr><td><a href="{_e(page_name(model))}"><code>{_e(model.name)}</code></a></td>'
+            f"<td>{note_to_html(as_note(model.summary))}</td></tr>")
+
+
 def index_page(entries, title: str = "tilebound: cost formulas of tiled GPU algorithms") -> str:
     """The index of the pages: each model's name (a link to its page) and summary."""
-    rows = "\n".join(f'<tr><td><a href="{_e(page_name(e.model))}"><code>{_e(e.model.name)}</code></a></td>'
-                     f"<td>{note_to_html(as_note(e.model.summary))}</td></tr>" for e in entries)
+    return index_of_rows([index_row(e.model) for e in entries], title)
+
+
+def index_of_rows(rows, title: str = "tilebound: cost formulas of tiled GPU algorithms") -> str:
+    """The index around its rows (:func:`index_row`, one per model: what ``tilebound html`` makes in worker
+    processes and joins here)."""
+    rows = "\n".join(rows)
     return (_head(title) + f"<body>\n<h1>{_e(title)}</h1>\n<p>Each page shows a model's exact formulas (MathML), "
             "its leading term and Θ class, lower bounds, notes, listing and tables, and a calculator that evaluates "
             "the formulas exactly in the browser. No network is needed: the pages can be copied to any static "

@@ -141,3 +141,24 @@ def test_a_model_without_defaults_starts_at_a_point_of_its_check(capsys, tmp_pat
     assert 'id="start-note"' in text and "python -m verify" in text
     example = re.search(r"e\.g\. <code>#([^<]*)</code>", text).group(1)       # the calculator's example fragment
     assert "..." not in example and all(f"{p.name}=" in example for p in m.params)
+
+
+# ----------------------------------------------------------------------------------- --jobs
+def test_pages_drawn_in_workers_are_those_of_one_process(capsys, tmp_path):
+    """``--jobs 2`` draws each page in a worker; every page and the index are byte for byte those of ``--jobs 1``
+    (without figures: matplotlib's SVG carries the time it was drawn and random ids)."""
+    names = ["gemm.tiled", "latency.pipeline", "attention.fa1.fwd.paper"]
+    pages = {}
+    for jobs in ("1", "2"):
+        rc, out, err = run(capsys, "html", *names, "--no-figures", "--jobs", jobs, "-o", str(tmp_path / jobs))
+        assert rc == 0, err
+        pages[jobs] = {p.name: p.read_bytes() for p in (tmp_path / jobs).iterdir()}
+    assert pages["1"] == pages["2"]
+    assert sorted(pages["1"]) == sorted([f"{n}.html" for n in names] + ["index.html"])
+
+
+@pytest.mark.parametrize("jobs", ["0", "257", "many", ""])
+def test_a_bad_jobs_is_one_line_before_any_page(capsys, tmp_path, jobs):
+    rc, _, err = run(capsys, "html", "gemm.tiled", "--jobs", jobs, "-o", str(tmp_path / "site"))
+    assert rc == 2 and err.startswith("tilebound: jobs: ") and len(err.splitlines()) == 1
+    assert not (tmp_path / "site").exists()

@@ -1,6 +1,6 @@
 """The progress bars of the long commands besides ``python -m verify`` (whose own are tested in
-``test_verify_cli.py``): ``tilebound latex --standalone`` in one process and with workers, the tuning scores
-and the bucket study.  On a terminal's stderr each draws done / total with its unit and an estimate (``<``);
+``test_verify_cli.py``): ``tilebound latex --standalone`` in one process and with workers, ``tilebound
+html`` with workers, the tuning scores and the bucket study.  On a terminal's stderr each draws done / total with its unit and an estimate (``<``);
 off a terminal stderr stays empty.  ``TILEBOUND_PROGRESS_AFTER=0`` asks for the bar at once, so a run's
 length on this machine does not matter."""
 
@@ -19,6 +19,7 @@ TILEBOUND = [sys.executable, "-m", "tilebound"]
 RUNS = {
     "latex, one process": (["latex", "gemm.tiled", "latency.pipeline", "--standalone", "--jobs", "1"], "/2 [", "model"),
     "latex, two workers": (["latex", "gemm.tiled", "latency.pipeline", "--standalone", "--jobs", "2"], "/2 [", "model"),
+    "html, two workers": (["html", "gemm.tiled", "latency.pipeline", "--jobs", "2", "--no-figures"], "/2 [", "model"),
     "tune scores": (["tune", "--shape", "512,512,512", "--strategy", "random,annealing", "--budget", "10",
                      "--seeds", "2"], "/2 [", "shape"),
     "tune buckets": (["tune", "--buckets", "--shapes", "course"], "[", "shape"),
@@ -52,8 +53,7 @@ def _drain(master) -> str:
 @pytest.mark.parametrize("run", list(RUNS))
 def test_a_bar_on_a_terminal(run, tmp_path):
     argv, done, unit = RUNS[run]
-    if argv[0] == "latex":
-        argv = argv + ["-o", str(tmp_path / "notes.tex")]
+    argv = argv + {"latex": ["-o", str(tmp_path / "notes.tex")], "html": ["-o", str(tmp_path / "site")]}.get(argv[0], [])
     master, slave = _pty_with_size()
     env = {**os.environ, "TILEBOUND_PROGRESS_AFTER": "0", "PYTHONPATH": str(ROOT)}
     p = subprocess.Popen([*TILEBOUND, *argv], stdout=subprocess.PIPE, stderr=slave, cwd=tmp_path, env=env)
@@ -69,8 +69,7 @@ def test_a_bar_on_a_terminal(run, tmp_path):
 @pytest.mark.parametrize("run", list(RUNS))
 def test_nothing_off_a_terminal(run, tmp_path):
     argv = RUNS[run][0]
-    if argv[0] == "latex":
-        argv = argv + ["-o", str(tmp_path / "notes.tex")]
+    argv = argv + {"latex": ["-o", str(tmp_path / "notes.tex")], "html": ["-o", str(tmp_path / "site")]}.get(argv[0], [])
     env = {**os.environ, "TILEBOUND_PROGRESS_AFTER": "0", "PYTHONPATH": str(ROOT)}
     p = subprocess.run([*TILEBOUND, *argv], capture_output=True, text=True, cwd=tmp_path, env=env)
-    assert p.returncode == 0 and p.stderr == ""
+    assert p.returncode == 0 and p.stderr == ""          # html's "wrote ..." lines go to stdout

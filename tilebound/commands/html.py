@@ -14,14 +14,21 @@ if absent, refused when the path is a file; a page over a file tilebound did not
 ``--force``; and an existing, non-empty folder that tilebound did not write (no ``index.html`` of its own)
 is refused without ``--force``, so that ``-o ~`` cannot scatter pages among a user's files.
 
-Bad input (one line, exit 2): an unknown model; ``-o`` missing, a file, or a folder tilebound did not write.
+The pages are drawn in worker processes (:func:`base.pool.process_pool`), one per usable CPU unless ``--jobs N``
+says (``--jobs 1``: this process); a page depends on its model alone, so the pages are the same either way.  A
+progress bar on stderr shows the models done while a run passes two seconds and stderr is a terminal.
+
+Bad input (one line, exit 2): an unknown model; ``-o`` missing, a file, or a folder tilebound did not write; a
+``--jobs`` that is not ``auto`` or 1 to 256.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from base.errors import BadInput
+from base.pool import MAX_JOBS, usable_cpus
 
 from . import AT_HELP, Command
 
@@ -39,39 +46,71 @@ def add_arguments(s) -> None:
     s.add_argument("--no-figures", action="store_true", help="no figures")
     s.add_argument("--no-listings", action="store_true", help="no algorithm listings")
     s.add_argument("--title", default="tilebound: cost formulas of tiled GPU algorithms", help="the index's title")
+    s.add_argument("--jobs", default=None, metavar="N",
+                   help=f"draw the pages in N processes (1 to {MAX_JOBS}, or auto: one per usable CPU, the default); "
+                        "the same pages either way")
     s.add_argument("--force", action="store_true",
                    help="write into a folder (and over pages) that tilebound did not write")
 
 
 def run(args, out) -> int:
-    from printing.html import index_page, model_page, page_name
+    from printing.html import index_of_rows
+    from symbolic import registry
 
     from .. import numbers, output
     from .. import report
     from . import models as _models
-    from .latex import _fragment_path, _split_folder
+    from .latex import _fragment_path, _jobs, _split_folder
 
     folder = _split_folder(args.output)
     _refuse_foreign_folder(folder, args.force)
     at = numbers.parse_assignments(args.at)
-    models = _models(args.models)
-    report.check_names(at, models)
-    paths = [(_fragment_path(folder, page_name(m)), m) for m in models]
+    jobs = usable_cpus() if args.jobs is None else _jobs(args.jobs)
+    names = registry.select(list(args.models) or None)
+    if at:                                             # the names --at gives, against the models' parameters
+        report.check_names(at, _models(args.models))
+    paths = [_fragment_path(folder, f"{n}.html") for n in names]       # printing.html.page_name's
     index = _fragment_path(folder, "index.html")
     if os.path.isdir(folder):                          # every refusal before any work
-        for path in [p for p, _ in paths] + [index]:
+        for path in paths + [index]:
             output.check_path(path, args.force)
-    entries = [_entry(m, at, args) for m in models]
+    pages = _pages(names, at, _Options(args.no_tables, args.no_figures, args.no_listings), jobs)
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as exc:
         raise BadInput("output", f"cannot make {folder!r}: {exc.strerror or exc}") from None
-    for (path, _), entry in zip(paths, entries):
-        _write_html(path, model_page(entry), args.force)
+    for path, (page, _) in zip(paths, pages):
+        _write_html(path, page, args.force)
         out.write(f"wrote {path}\n")
-    _write_html(index, index_page(entries, title=args.title), args.force)
+    _write_html(index, index_of_rows([row for _, row in pages], title=args.title), args.force)
     out.write(f"wrote {index}\n")
     return 0
+
+
+@dataclass(frozen=True)
+class _Options:
+    """What a page leaves out (the command's ``--no-*`` flags): what a worker is sent besides the model's name."""
+
+    no_tables: bool
+    no_figures: bool
+    no_listings: bool
+
+
+def _page_of(name: str, at: dict, options: _Options) -> tuple[str, str]:
+    """``(page, index row)`` of one model: text, which a worker sends back (a model does not need to pickle)."""
+    from printing.html import index_row, model_page
+    from symbolic import registry
+
+    m = registry.get(name)
+    return model_page(_entry(m, at, options)), index_row(m)
+
+
+def _pages(names: list[str], at: dict, options: _Options, jobs: int) -> list[tuple[str, str]]:
+    """Each model's ``(page, index row)`` in the order of ``names``: one after another with ``jobs <= 1``, else
+    one task per model on worker processes (:func:`base.pool.run_each`; a page depends on its model alone: the
+    same text), with a progress bar of the models done."""
+    from base.pool import run_each
+    return run_each(_page_of, [(n, at, options) for n in names], jobs, "html", "model", labels=names)
 
 
 def _refuse_foreign_folder(folder: str, force: bool) -> None:
@@ -94,7 +133,7 @@ def _write_html(path: str, text: str, force: bool) -> None:
     output.write_with(path, writer, force=force)
 
 
-def _entry(m, at, args):
+def _entry(m, at, options):
     """The model's page entry: its default sweep table, figure and listing, and the points its
     algorithm-computed quantities are tabulated at."""
     from printing.html import PageEntry
@@ -105,12 +144,12 @@ def _entry(m, at, args):
     start, start_note = start_point(m, mine)
     mine = {**start, **mine}
     sweep = report.default_sweep(m, mine)
-    tables = (report.sweep_table(m, sweep, mine),) if sweep and not args.no_tables else ()
+    tables = (report.sweep_table(m, sweep, mine),) if sweep and not options.no_tables else ()
     figure, caption, figure_note = "", "", ""
-    if not args.no_figures and sweep:
+    if not options.no_figures and sweep:
         figure, caption, figure_note = _figure(m, sweep, mine)
     listing = None
-    if not args.no_listings:
+    if not options.no_listings:
         from symbolic.listings import listing_for
         listing = listing_for(m.name)
     points = []

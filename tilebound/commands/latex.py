@@ -183,42 +183,13 @@ def _fragments_of(name: str, plan: _Plan) -> list[tuple[str, str]]:
 
 def _rendered(names: list[str], plan: _Plan, jobs: int) -> list[tuple[str, list]]:
     """``[(model name, fragments), ...]`` in the order of ``names``: the models one after another with
-    ``jobs <= 1``, else one task per model on :func:`base.pool.process_pool` (the same text either way:
-    each model's fragments depend on that model alone)."""
-    from base import console
-
-    jobs = min(jobs, len(names))
-    with console.progress(len(names), "latex", unit="model") as shown:
-        if jobs <= 1:
-            done = []
-            for n in names:
-                shown.note(n)
-                done.append((n, _fragments_of(n, plan)))
-                shown.advance()
-            return done
-        from concurrent.futures import FIRST_COMPLETED, wait
-
-        from base.pool import process_pool, stop_workers
-        pool = process_pool(jobs)
-        try:
-            # in the registry's order: the costliest first would need each model's work before it is done, and
-            # the costliest (gemm.l2's notes, about 2.5 s of the 57 models' 20 s) sits mid-way, not at the end
-            futures = [pool.submit(_fragments_of, n, plan) for n in names]
-            pending = set(futures)
-            while pending:                      # the bar: models done, its clock redrawn twice a second
-                finished, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-                for f in finished:
-                    f.result()                  # an error in a model stops the run here
-                if finished:
-                    shown.advance(len(finished))
-                else:
-                    shown.tick()
-            return [(n, f.result()) for n, f in zip(names, futures)]
-        except BaseException:                   # Ctrl-C, a closed pipe, an error in one model: stop at once
-            stop_workers()
-            raise
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+    ``jobs <= 1``, else one task per model on worker processes (:func:`base.pool.run_each`; the same text
+    either way: each model's fragments depend on that model alone), with a progress bar of the models done.
+    In the registry's order: the costliest first would need each model's work before it is done, and the
+    costliest (gemm.l2's notes, about 2.5 s of the 57 models' 20 s) sits mid-way, not at the end."""
+    from base.pool import run_each
+    frags = run_each(_fragments_of, [(n, plan) for n in names], jobs, "latex", "model", labels=names)
+    return list(zip(names, frags))
 
 
 # ----------------------------------------------------------------------------------- figures

@@ -1,0 +1,43 @@
+"""``base.pool``: the usable CPUs and :func:`~base.pool.run_each` (results in the tasks' order, in one process
+or on workers; an error in a task reaches the caller as itself)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from base.errors import BadInput
+from base.pool import MAX_JOBS, run_each, usable_cpus
+
+
+def _power(x: int, k: int) -> tuple:
+    if x < 0:
+        raise BadInput("x", f"must be >= 0, got {x}")
+    return x ** k, os.getpid()
+
+
+def test_usable_cpus_are_the_affinity_mask():
+    want = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    assert usable_cpus() == max(1, min(want, MAX_JOBS))
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_results_come_back_in_the_tasks_order(jobs):
+    tasks = [(x, 3) for x in (7, 0, 2**70, 5, 1, 12)]
+    got = run_each(_power, tasks, jobs, "test", "task")
+    assert [v for v, _ in got] == [343, 0, 2**210, 125, 1, 1728]          # exact: ints past int64
+    pids = {pid for _, pid in got}
+    assert (pids == {os.getpid()}) if jobs == 1 else (os.getpid() not in pids)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_an_error_in_a_task_is_the_callers(jobs):
+    with pytest.raises(BadInput) as e:
+        run_each(_power, [(1, 2), (-3, 2), (4, 2)], jobs, "test", "task")
+    assert e.value.param == "x" and "-3" in e.value.problem
+
+
+def test_one_task_runs_here():
+    (value, pid), = run_each(_power, [(2, 10)], 8, "test", "task")
+    assert value == 1024 and pid == os.getpid()
