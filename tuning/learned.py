@@ -304,9 +304,10 @@ class RankQuality:
         return self.top1_ratio <= 1.05
 
 
-def rank_quality(model: LearnedCostModel, shapes: Sequence, times_of=None) -> list[RankQuality]:
+def rank_quality(model: LearnedCostModel, shapes: Sequence, times_of=None, on_shape=None) -> list[RankQuality]:
     """:class:`RankQuality` of ``model`` on each of ``shapes`` (which should not be among its training shapes:
-    a shape it was trained on is :class:`~base.errors.BadInput` naming ``shapes``)."""
+    a shape it was trained on is :class:`~base.errors.BadInput` naming ``shapes``); ``on_shape()``, when given,
+    is called after each shape (a progress display)."""
     from scipy.stats import spearmanr
 
     out = []
@@ -326,4 +327,6 @@ def rank_quality(model: LearnedCostModel, shapes: Sequence, times_of=None) -> li
         recall = float(np.mean(true[order_p[:10]] <= tenth))
         out.append(RankQuality((M, N, K), rho, top1, recall, float(np.mean((pred - true) ** 2)),
                                float(np.mean((model.constant - true) ** 2))))
+        if on_shape is not None:
+            on_shape()
     return out

@@ -23,6 +23,7 @@ RUNS = {
     "tune scores": (["tune", "--shape", "512,512,512", "--strategy", "random,annealing", "--budget", "10",
                      "--seeds", "2"], "/2 [", "shape"),
     "tune buckets": (["tune", "--buckets", "--shapes", "course"], "[", "shape"),
+    "tune learned": (["tune", "--learned", "--shape", "100,5120,13824"], "/2 [", "step"),
 }
 
 
@@ -62,7 +63,7 @@ def test_a_bar_on_a_terminal(run, tmp_path):
     p.stdout.read()
     assert p.wait() == 0, shown
     os.close(master)
-    what = "tune --buckets" if "--buckets" in argv else argv[0]
+    what = next((f"tune {f}" for f in ("--buckets", "--learned") if f in argv), argv[0])
     assert f"{what}:" in shown and done in shown and unit in shown and "<" in shown, shown
 
 

@@ -12,9 +12,10 @@ best-found / optimum at the budget, Kernel Tuner's methodology score (the share 
 search and the optimum a strategy closes), its mean over the budget, and the evaluations to get within 5 %
 of the optimum (:mod:`tuning.scores`).  ``--plot FILE`` draws best-found / optimum against evaluations,
 median and quartile band per strategy (the plot extra).  ``--cache DIR`` replays each shape's
-measurements from a disk cache (:mod:`tuning.cache`), measuring only configs it lacks.  While the scores or
-the bucket study run past two seconds and stderr is a terminal, a progress bar on stderr shows the shapes done
-of the total, the strategy or scheme at work, the time spent and an estimate (:func:`base.console.progress`).
+measurements from a disk cache (:mod:`tuning.cache`), measuring only configs it lacks.  While the scores,
+the bucket study or the learned model's report run past two seconds and stderr is a terminal, a progress bar
+on stderr shows the shapes done of the total, the strategy or scheme at work, the time spent and an estimate
+(:func:`base.console.progress`).
 
 Bad input is one line and exit 2: an unknown strategy, GPU, shape set or bucket scheme; a budget < 1 or
 beyond the space; a size that is not a positive integer; a shape beyond the time model's range (named
@@ -360,10 +361,17 @@ def _run_learned(args, out) -> int:
     k = gpu_constants(args.gpu)
     sets = ({"given": _shapes(args, "course")} if (args.shape or args.shapes)
             else {"course": COURSE_SHAPES, "llm": LLM_SCORE_SHAPES})
-    model = train(gpu=k.hw.name)
     rows = []
+    with console.progress(1 + sum(len(v) for v in sets.values()), "tune --learned", unit="step") as shown:
+        shown.note("training")                  # one step, then one a held-out shape
+        model = train(gpu=k.hw.name)
+        shown.advance()
+        quality = {}
+        for name, shapes in sets.items():
+            shown.note(f"{name} shapes")
+            quality[name] = rank_quality(model, shapes, on_shape=shown.advance)
     for name, shapes in sets.items():
-        rq = rank_quality(model, shapes)
+        rq = quality[name]
         rows.append((name, len(rq), f"{np.median([r.spearman for r in rq]):.3f}",
                      f"{np.mean([r.top1_within_5pct for r in rq]):.0%}",
                      f"{np.median([r.top1_ratio for r in rq]):.3f}",
