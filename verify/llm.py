@@ -83,8 +83,9 @@ def _priced(op, executed: dict, settings: dict):
 
 def verify_step(step, jobs: int = 1) -> list:
     """:class:`RowCheck` per operation of ``step``, in order.  ``jobs > 1`` runs the distinct executor runs in
-    that many worker processes (each finds the check by its model's name in its own registry); the rows are
-    the same, only the wall time differs."""
+    that many worker processes (:func:`base.pool.run_each`; each finds the check by its model's name in its own
+    registry); the rows are the same, only the wall time differs.  A progress bar on a terminal's stderr counts
+    the runs done."""
     from base import validate
     jobs = validate.positive_int("jobs", jobs)
     rows: list = [None] * len(step.ops)
@@ -97,15 +98,12 @@ def verify_step(step, jobs: int = 1) -> list:
         else:
             key = (op.model, tuple(sorted(op.params.items())), op.name == "experts gate/up")
             todo.setdefault(key, []).append(i)
+    # the longest runs first: the executors' work grows with the programs x K-steps they walk
     firsts = sorted(((key, idx[0]) for key, idx in todo.items()), key=lambda f: -_work(step.ops[f[1]].params))
-    if jobs > 1 and len(firsts) > 1:
-        from concurrent.futures import ProcessPoolExecutor
-        # the longest runs first: the executors' work grows with the programs x K-steps they walk
-        with ProcessPoolExecutor(max_workers=min(jobs, len(firsts))) as pool:
-            futures = {key: pool.submit(_run, step.ops[i], step.settings) for key, i in firsts}
-            results = {key: f.result() for key, f in futures.items()}
-    else:
-        results = {key: _run(step.ops[i], step.settings) for key, i in firsts}
+    from base.pool import run_each
+    done = run_each(_run, [(step.ops[i], step.settings) for _, i in firsts], jobs, "llm --verify", "run",
+                    labels=[step.ops[i].name for _, i in firsts])
+    results = {key: r for (key, _), r in zip(firsts, done)}
     for key, idx in todo.items():
         first = replace(results[key], op=step.ops[idx[0]])     # a worker's row holds a copy of the op
         rows[idx[0]] = first

@@ -1,6 +1,7 @@
 """The progress bars of the long commands besides ``python -m verify`` (whose own are tested in
 ``test_verify_cli.py``): ``tilebound latex --standalone`` in one process and with workers, ``tilebound
-html`` with workers, the tuning scores and the bucket study.  On a terminal's stderr each draws done / total with its unit and an estimate (``<``);
+html`` with workers, ``llm --verify``'s executor runs, the tuning scores, the bucket study and the learned
+model's report.  On a terminal's stderr each draws done / total with its unit and an estimate (``<``);
 off a terminal stderr stays empty.  ``TILEBOUND_PROGRESS_AFTER=0`` asks for the bar at once, so a run's
 length on this machine does not matter."""
 
@@ -20,6 +21,7 @@ RUNS = {
     "latex, one process": (["latex", "gemm.tiled", "latency.pipeline", "--standalone", "--jobs", "1"], "/2 [", "model"),
     "latex, two workers": (["latex", "gemm.tiled", "latency.pipeline", "--standalone", "--jobs", "2"], "/2 [", "model"),
     "html, two workers": (["html", "gemm.tiled", "latency.pipeline", "--jobs", "2", "--no-figures"], "/2 [", "model"),
+    "llm --verify": (["llm", "llama-3.1-8b", "--verify", "--jobs", "2"], "[", "run"),
     "tune scores": (["tune", "--shape", "512,512,512", "--strategy", "random,annealing", "--budget", "10",
                      "--seeds", "2"], "/2 [", "shape"),
     "tune buckets": (["tune", "--buckets", "--shapes", "course"], "[", "shape"),
@@ -63,7 +65,7 @@ def test_a_bar_on_a_terminal(run, tmp_path):
     p.stdout.read()
     assert p.wait() == 0, shown
     os.close(master)
-    what = next((f"tune {f}" for f in ("--buckets", "--learned") if f in argv), argv[0])
+    what = next((f"{argv[0]} {f}" for f in ("--buckets", "--learned", "--verify") if f in argv), argv[0])
     assert f"{what}:" in shown and done in shown and unit in shown and "<" in shown, shown
 
 
