@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from terminal import drain, pty_with_size
+
 ROOT = Path(__file__).resolve().parents[2]
 TILEBOUND = [sys.executable, "-m", "tilebound"]
 
@@ -29,39 +31,16 @@ RUNS = {
 }
 
 
-def _pty_with_size():
-    import fcntl
-    import pty
-    import struct
-    import termios
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))
-    return master, slave
-
-
-def _drain(master) -> str:
-    got = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:                                   # the slave side is closed: all read
-            break
-        if not chunk:
-            break
-        got += chunk
-    return got.decode("utf-8", "replace")
-
-
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
 @pytest.mark.parametrize("run", list(RUNS))
 def test_a_bar_on_a_terminal(run, tmp_path):
     argv, done, unit = RUNS[run]
     argv = argv + {"latex": ["-o", str(tmp_path / "notes.tex")], "html": ["-o", str(tmp_path / "site")]}.get(argv[0], [])
-    master, slave = _pty_with_size()
+    master, slave = pty_with_size()
     env = {**os.environ, "TILEBOUND_PROGRESS_AFTER": "0", "PYTHONPATH": str(ROOT)}
     p = subprocess.Popen([*TILEBOUND, *argv], stdout=subprocess.PIPE, stderr=slave, cwd=tmp_path, env=env)
     os.close(slave)
-    shown = _drain(master)
+    shown = drain(master).decode("utf-8", "replace")
     p.stdout.read()
     assert p.wait() == 0, shown
     os.close(master)

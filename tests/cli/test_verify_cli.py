@@ -35,6 +35,7 @@ from symbolic.registry import ModelRef
 from verify import Check, registry, run_check, run_checks
 from verify import __main__ as cli
 
+from terminal import drain, pty_with_size
 from toy_models import B, N, halo_brute_force, halo_check, register_toy_checks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -438,40 +439,18 @@ def test_run_checks_reports_each_check_and_point():
 
 
 # ----------------------------------------------------------------------------- progress
-def _pty_with_size():
-    import fcntl
-    import pty
-    import struct
-    import termios
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))
-    return master, slave
-
-
-def _drain(master) -> bytes:
-    got = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:                                   # the slave side is closed: all read
-            return got
-        if not chunk:
-            return got
-        got += chunk
-
-
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
 def test_progress_on_a_terminal_only():
     """With stderr on a terminal, a run (the GEMV listing's walk; the bar is asked for at once, so its
     length does not matter) draws a bar: checks done
     of the total, the points, elapsed and an estimate ('<').  Off a terminal nothing: the fuzz below and
     every run of these tests with stderr on a pipe find stderr empty."""
-    master, slave = _pty_with_size()
+    master, slave = pty_with_size()
     env = {**os.environ, "TILEBOUND_PROGRESS_AFTER": "0"}         # at once: the run's length is the machine's
     p = subprocess.Popen([*PY, "--model", "gemv.tiled.listing"], stdout=subprocess.PIPE, stderr=slave, cwd=ROOT,
                          env=env)
     os.close(slave)
-    shown = _drain(master).decode("utf-8", "replace")
+    shown = drain(master).decode("utf-8", "replace")
     p.stdout.read()
     assert p.wait() == 0
     os.close(master)
@@ -480,7 +459,7 @@ def test_progress_on_a_terminal_only():
 
 def test_progress_waits_before_it_shows(monkeypatch):
     """Nothing before SHOW_AFTER seconds; then done/total and the note."""
-    master, slave = _pty_with_size()
+    master, slave = pty_with_size()
     stream = os.fdopen(slave, "w")
     monkeypatch.setattr(console, "SHOW_AFTER", 0.6)
     os.set_blocking(master, False)
@@ -505,7 +484,7 @@ def test_progress_waits_before_it_shows(monkeypatch):
 @pytest.mark.parametrize("after,drawn", [(0.0, True), (30.0, False)])
 def test_the_last_step_is_drawn_at_once_once_the_bar_shows(monkeypatch, after, drawn):
     """A run that ends within tqdm's redraw interval still shows its last figures; before SHOW_AFTER nothing."""
-    master, slave = _pty_with_size()
+    master, slave = pty_with_size()
     stream = os.fdopen(slave, "w")
     monkeypatch.setattr(console, "SHOW_AFTER", after)
     os.set_blocking(master, False)
