@@ -50,8 +50,8 @@ from .content import model_printout
 from .javascript import RUNTIME, NotExpressible, to_javascript
 from .mathml import note_to_html, relation_mathml, to_mathml
 
-__all__ = ["PageEntry", "model_page", "index_page", "index_row", "index_of_rows", "page_name", "calculator_parts", "bound_sizes", "exact_text",
-           "STYLE"]
+__all__ = ["PageEntry", "model_page", "index_page", "index_row", "index_of_rows", "page_name", "calculator_parts",
+           "bound_sizes", "exact_text", "STYLE"]
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,8 @@ from . import registry, run_checks, task_groups
 from .core import hypothesis_available
 
 PROG = "verify"
+
+
 def _count(flag: str, least: int, most: int):
     """An argparse type: an integer from ``least`` to ``most`` (refused in one line naming ``flag``)."""
     def parse(text: str) -> int:
@@ -61,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="list the checks and exit")
     p.add_argument("--jobs", metavar="N", type=_count("--jobs", 1, MAX_JOBS), default=None,
                    help=f"run the checks in N processes (1 to {MAX_JOBS}, or auto: one per usable CPU, the "
-                        "default; 1 runs them in this process): the same points and totals, only the seconds differ")
+                        "default; 1 runs them in this process): the same points and totals, only the seconds "
+                        "differ")
     l2 = p.add_argument_group(
         "the GEMM's L2 report", "instead of the checks: the exact LRU count (gemm.l2.lru) against the LRU "
         "simulation at the pinned points, N adversarial points from --seed and the time model's L2 figures")

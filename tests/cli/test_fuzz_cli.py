@@ -135,7 +135,8 @@ def _option_table(names=PARAMS, values=VALUES, model=None):
         "o": st.builds(lambda o: ["-o", o], st.sampled_from(OUTPUTS)),
         "image": st.builds(lambda o: ["-o", o], st.sampled_from(["out.png", "out.svg"] if clean else OUTPUTS)),
         "flag": st.sampled_from([["--inverse"], ["--standalone"], ["--no-tables"], ["--force"], ["--no-executed"],
-                                 ["--no-leading"], ["--linear"], ["--title", "t_i%t&le"], ["--jobs", "1"], ["--jobs", "0"]]),
+                                 ["--no-leading"], ["--linear"], ["--title", "t_i%t&le"], ["--jobs", "1"],
+                                 ["--jobs", "0"]]),
     }
 
 

@@ -31,11 +31,15 @@ RUNS = {
 }
 
 
+def _output(command: str, tmp_path) -> list:
+    return {"latex": ["-o", str(tmp_path / "notes.tex")], "html": ["-o", str(tmp_path / "site")]}.get(command, [])
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
 @pytest.mark.parametrize("run", list(RUNS))
 def test_a_bar_on_a_terminal(run, tmp_path):
     argv, done, unit = RUNS[run]
-    argv = argv + {"latex": ["-o", str(tmp_path / "notes.tex")], "html": ["-o", str(tmp_path / "site")]}.get(argv[0], [])
+    argv = argv + _output(argv[0], tmp_path)
     master, slave = pty_with_size()
     env = {**os.environ, "TILEBOUND_PROGRESS_AFTER": "0", "PYTHONPATH": str(ROOT)}
     p = subprocess.Popen([*TILEBOUND, *argv], stdout=subprocess.PIPE, stderr=slave, cwd=tmp_path, env=env)
@@ -51,7 +55,7 @@ def test_a_bar_on_a_terminal(run, tmp_path):
 @pytest.mark.parametrize("run", list(RUNS))
 def test_nothing_off_a_terminal(run, tmp_path):
     argv = RUNS[run][0]
-    argv = argv + {"latex": ["-o", str(tmp_path / "notes.tex")], "html": ["-o", str(tmp_path / "site")]}.get(argv[0], [])
+    argv = argv + _output(argv[0], tmp_path)
     env = {**os.environ, "TILEBOUND_PROGRESS_AFTER": "0", "PYTHONPATH": str(ROOT)}
     p = subprocess.run([*TILEBOUND, *argv], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert p.returncode == 0 and p.stderr == ""          # html's "wrote ..." lines go to stdout

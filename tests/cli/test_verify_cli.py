@@ -285,13 +285,6 @@ def test_the_default_is_one_job_per_usable_cpu(capsys, monkeypatch, given):
     assert capsys.readouterr().out.splitlines()[0].endswith("hypothesis seed 0")
 
 
-def test_usable_cpus_is_the_affinity_mask():
-    import os
-    if not hasattr(os, "sched_getaffinity"):
-        pytest.skip("no affinity mask on this platform")
-    assert cli.usable_cpus() == min(len(os.sched_getaffinity(0)), cli.MAX_JOBS)
-
-
 def test_run_checks_on_a_process_pool_equals_serial():
     checks = registry.select(["latency", "gemm.l2.lru", "decode.packed.ragged"])
     serial = run_checks(checks, seed=3)

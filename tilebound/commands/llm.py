@@ -45,7 +45,8 @@ def add_arguments(s) -> None:
     s.add_argument("--explain", action="store_true", help="say why each operation's parameters were chosen")
     s.add_argument("--verify", action="store_true",
                    help="run every operation's executor (count-only) at the step's shapes, row by row")
-    s.add_argument("--jobs", default=None, help="--verify: executors in this many processes (default: the usable CPUs, at most 16)")
+    s.add_argument("--jobs", default=None,
+                   help="--verify: executors in this many processes (default: the usable CPUs, at most 16)")
     s.add_argument("--format", default="text", help="text, json, markdown, latex (default text)")
     s.add_argument("-o", "--output", default=None, metavar="PATH", help="write to PATH instead of standard output")
     s.add_argument("--split", default=None, metavar="DIR", help="LaTeX fragments into DIR, one per table")
