@@ -16,7 +16,7 @@ import signal
 from concurrent.futures import ProcessPoolExecutor
 from typing import Sequence
 
-__all__ = ["MAX_JOBS", "usable_cpus", "process_pool", "stop_workers", "run_each"]
+__all__ = ["MAX_JOBS", "usable_cpus", "jobs_from", "process_pool", "stop_workers", "run_each"]
 
 #: the most worker processes a ``--jobs`` starts
 MAX_JOBS = 256
@@ -30,6 +30,23 @@ def usable_cpus() -> int:
     except (AttributeError, OSError):
         n = os.cpu_count() or 1
     return max(1, min(n, MAX_JOBS))
+
+
+def jobs_from(text: str) -> int:
+    """A ``--jobs`` value: ``auto`` (:func:`usable_cpus`) or an integer from 1 to :data:`MAX_JOBS`;
+    :class:`~base.errors.BadInput` naming ``jobs`` otherwise."""
+    from .errors import BadInput
+    if text == "auto":
+        return usable_cpus()
+    want = f"an integer from 1 to {MAX_JOBS} or auto"
+    try:
+        n = int(text)
+    except ValueError:
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise BadInput("jobs", f"{want}, got {shown!r}") from None
+    if not 1 <= n <= MAX_JOBS:
+        raise BadInput("jobs", f"{want}, got {n:,}")
+    return n
 
 
 def _ignore_sigint() -> None:

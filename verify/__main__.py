@@ -20,7 +20,7 @@ import sys
 
 from base import console
 from base.errors import BadInput
-from base.pool import MAX_JOBS, process_pool, stop_workers, usable_cpus
+from base.pool import MAX_JOBS, jobs_from, process_pool, stop_workers, usable_cpus
 
 from . import registry, run_checks, task_groups
 from .core import hypothesis_available
@@ -31,19 +31,27 @@ PROG = "verify"
 def _count(flag: str, least: int, most: int):
     """An argparse type: an integer from ``least`` to ``most`` (refused in one line naming ``flag``)."""
     def parse(text: str) -> int:
-        if flag == "--jobs" and text == "auto":
-            return usable_cpus()
-        want = f"an integer from {least:,} to {most:,}" + (" or auto" if flag == "--jobs" else "")
         try:
             value = int(text)
         except ValueError:
             shown = text if len(text) <= 40 else text[:40] + "..."
-            raise argparse.ArgumentTypeError(f"{want}, got {shown!r}") from None
+            raise argparse.ArgumentTypeError(f"an integer from {least:,} to {most:,}, got {shown!r}") from None
         if not least <= value <= most:
-            raise argparse.ArgumentTypeError(f"{want}, got {value:,}")
+            raise argparse.ArgumentTypeError(f"an integer from {least:,} to {most:,}, got {value:,}")
         return value
     parse.__name__ = flag
     return parse
+
+
+def _jobs(text: str) -> int:
+    """``--jobs``: :func:`base.pool.jobs_from`, its refusal as argparse's one line."""
+    try:
+        return jobs_from(text)
+    except BadInput as exc:
+        raise argparse.ArgumentTypeError(exc.problem) from None
+
+
+_jobs.__name__ = "--jobs"
 
 
 # The heavy modules (SymPy, the executors) are imported inside the functions, under console.run: a
@@ -61,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only checks whose name matches (a name, a glob, or a family prefix); repeat to add more")
     p.add_argument("--seed", type=int, default=0, help="hypothesis seed, and the L2 report's (printed; default 0)")
     p.add_argument("--list", action="store_true", help="list the checks and exit")
-    p.add_argument("--jobs", metavar="N", type=_count("--jobs", 1, MAX_JOBS), default=None,
+    p.add_argument("--jobs", metavar="N", type=_jobs, default=None,
                    help=f"run the checks in N processes (1 to {MAX_JOBS}, or auto: one per usable CPU, the "
                         "default; 1 runs them in this process): the same points and totals, only the seconds "
                         "differ")

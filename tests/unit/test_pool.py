@@ -41,3 +41,17 @@ def test_an_error_in_a_task_is_the_callers(jobs):
 def test_one_task_runs_here():
     (value, pid), = run_each(_power, [(2, 10)], 8, "test", "task")
     assert value == 1024 and pid == os.getpid()
+
+
+@pytest.mark.parametrize("text, want", [("1", 1), ("256", 256), (" 3 ", 3), ("auto", None)])
+def test_jobs_from_takes_auto_and_1_to_256(text, want):
+    from base.pool import jobs_from
+    assert jobs_from(text) == (usable_cpus() if want is None else want)
+
+
+@pytest.mark.parametrize("text", ["0", "257", "-1", "", "two", "2.5", "Auto", "9" * 5000, str(10**30)])
+def test_jobs_from_refuses_the_rest_naming_jobs(text):
+    from base.pool import jobs_from
+    with pytest.raises(BadInput) as e:
+        jobs_from(text)
+    assert e.value.param == "jobs" and "1 to 256 or auto" in e.value.problem and len(str(e.value)) < 200

@@ -28,7 +28,7 @@ import os
 from dataclasses import dataclass
 
 from base.errors import BadInput
-from base.pool import MAX_JOBS, usable_cpus
+from base.pool import MAX_JOBS, jobs_from, usable_cpus
 
 from . import AT_HELP, Command
 
@@ -60,12 +60,12 @@ def run(args, out) -> int:
     from .. import numbers, output
     from .. import report
     from . import models as _models
-    from .latex import _fragment_path, _jobs, _split_folder
+    from .latex import _fragment_path, _split_folder
 
     folder = _split_folder(args.output)
     _refuse_foreign_folder(folder, args.force)
     at = numbers.parse_assignments(args.at)
-    jobs = usable_cpus() if args.jobs is None else _jobs(args.jobs)
+    jobs = usable_cpus() if args.jobs is None else jobs_from(args.jobs)
     names = registry.select(list(args.models) or None)
     if at:                                             # the names --at gives, against the models' parameters
         report.check_names(at, _models(args.models))

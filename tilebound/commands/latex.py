@@ -34,7 +34,7 @@ import os
 from dataclasses import dataclass
 
 from base.errors import BadInput
-from base.pool import MAX_JOBS, usable_cpus
+from base.pool import MAX_JOBS, jobs_from, usable_cpus
 
 from . import AT_HELP, Command
 
@@ -60,20 +60,6 @@ def add_arguments(s) -> None:
                    help="overwrite files (-o FILE, --split fragments) even if tilebound did not write them")
 
 
-def _jobs(text: str) -> int:
-    """``--jobs``: ``auto`` or an integer from 1 to :data:`~base.pool.MAX_JOBS` (BadInput naming ``jobs``)."""
-    if text == "auto":
-        return usable_cpus()
-    try:
-        n = int(text)
-    except ValueError:
-        shown = text if len(text) <= 40 else text[:40] + "..."
-        raise BadInput("jobs", f"an integer from 1 to {MAX_JOBS} or auto, got {shown!r}") from None
-    if not 1 <= n <= MAX_JOBS:
-        raise BadInput("jobs", f"an integer from 1 to {MAX_JOBS} or auto, got {n:,}")
-    return n
-
-
 def run(args, out) -> int:
     from printing.document import PREAMBLE
 
@@ -96,7 +82,7 @@ def run(args, out) -> int:
     rich = args.standalone or args.split is not None
     if args.jobs is not None and not rich:
         raise BadInput("jobs", "--jobs draws the models of --standalone or --split in processes; add one of them")
-    jobs = usable_cpus() if args.jobs is None else _jobs(args.jobs)
+    jobs = usable_cpus() if args.jobs is None else jobs_from(args.jobs)
     names, plan = _plan(args, rich)
     if rich:
         rendered = _rendered(names, plan, jobs)

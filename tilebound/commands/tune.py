@@ -332,15 +332,11 @@ def _run_buckets(args, out) -> int:
         cache = TuningCache(args.cache, k)
     rows = []
     with console.progress(len(SCHEMES) * len(shapes), "tune --buckets", unit="shape") as shown:
-        studies = []
         for scheme in SCHEMES:
             shown.note(scheme)
-            studies.append((scheme, bucket_study(shapes, scheme, k.hw.name, cache, on_shape=shown.advance)))
-    for scheme, study in studies:
-        for s in summarize_buckets(study):
-            rows.append((scheme, s.phase, s.shapes, s.tuned, f"{s.mean:.3f}", f"{s.median:.3f}", f"{s.p90:.3f}",
-                         f"{s.worst:.3f}",
-                         str(s.worst_shape), f"{s.within_5pct:.0%}"))
+            for s in summarize_buckets(bucket_study(shapes, scheme, k.hw.name, cache, on_shape=shown.advance)):
+                rows.append((scheme, s.phase, s.shapes, s.tuned, f"{s.mean:.3f}", f"{s.median:.3f}", f"{s.p90:.3f}",
+                             f"{s.worst:.3f}", str(s.worst_shape), f"{s.within_5pct:.0%}"))
     n_nk = len({(s.N, s.K) for s in shapes})
     rows.append(("per shape", "all", len(shapes), len(shapes), "1.000", "1.000", "1.000", "1.000", "—", "100%"))
     table = Table(("scheme", "phase", "shapes", "tuned", "mean", "median", "p90", "worst", "worst shape", "within 5%"),
@@ -366,17 +362,14 @@ def _run_learned(args, out) -> int:
         shown.note("training")                  # one step, then one a held-out shape
         model = train(gpu=k.hw.name)
         shown.advance()
-        quality = {}
         for name, shapes in sets.items():
             shown.note(f"{name} shapes")
-            quality[name] = rank_quality(model, shapes, on_shape=shown.advance)
-    for name, shapes in sets.items():
-        rq = quality[name]
-        rows.append((name, len(rq), f"{np.median([r.spearman for r in rq]):.3f}",
-                     f"{np.mean([r.top1_within_5pct for r in rq]):.0%}",
-                     f"{np.median([r.top1_ratio for r in rq]):.3f}",
-                     f"{np.median([r.top10_recall for r in rq]):.2f}",
-                     f"{np.median([r.mse for r in rq]):.4f}", f"{np.median([r.mse_constant for r in rq]):.4f}"))
+            rq = rank_quality(model, shapes, on_shape=shown.advance)
+            rows.append((name, len(rq), f"{np.median([r.spearman for r in rq]):.3f}",
+                         f"{np.mean([r.top1_within_5pct for r in rq]):.0%}",
+                         f"{np.median([r.top1_ratio for r in rq]):.3f}",
+                         f"{np.median([r.top10_recall for r in rq]):.2f}",
+                         f"{np.median([r.mse for r in rq]):.4f}", f"{np.median([r.mse_constant for r in rq]):.4f}"))
     table = Table(("held-out set", "shapes", "Spearman ρ", "top-1 within 5%", "top-1 / opt", "top-10 recall",
                    "MSE log t", "MSE constant"), tuple(rows),
                   caption=f"{k.hw.name}: learned cost model ({model.rows} rows from {len(model.train_shapes)} training "
