@@ -276,7 +276,9 @@ def test_jobs_two_gives_a_serial_runs_reports(capsys):
 @pytest.mark.parametrize("given", [[], ["--jobs", "auto"]])
 def test_the_default_is_one_job_per_usable_cpu(capsys, monkeypatch, given):
     """No ``--jobs`` (or ``--jobs auto``) starts one worker per CPU the process may use, capped by the checks."""
-    monkeypatch.setattr(cli, "usable_cpus", lambda: 3)
+    import base.pool
+    monkeypatch.setattr(cli, "usable_cpus", lambda: 3)           # the default's
+    monkeypatch.setattr(base.pool, "usable_cpus", lambda: 3)     # --jobs auto's (base.pool.jobs_from)
     assert cli.main(["--model", "latency.pipeline", "--model", "gemm.tiled", *given]) == 0
     assert capsys.readouterr().out.splitlines()[0].endswith(", 2 jobs")     # two checks: two workers
     assert cli.main(["--model", "latency", *given]) == 0
