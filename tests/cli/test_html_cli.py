@@ -144,17 +144,19 @@ def test_a_model_without_defaults_starts_at_a_point_of_its_check(capsys, tmp_pat
 
 
 # ----------------------------------------------------------------------------------- --jobs
+@pytest.mark.extra("plot")
 def test_pages_drawn_in_workers_are_those_of_one_process(capsys, tmp_path):
-    """``--jobs 2`` draws each page in a worker; every page and the index are byte for byte those of ``--jobs 1``
-    (without figures: matplotlib's SVG carries the time it was drawn and random ids)."""
+    """``--jobs 2`` draws each page in a worker; every page and the index are byte for byte those of ``--jobs 1``,
+    figures included (their SVG carries no drawing date, and ids from a fixed salt)."""
     names = ["gemm.tiled", "latency.pipeline", "attention.fa1.fwd.paper"]
     pages = {}
     for jobs in ("1", "2"):
-        rc, out, err = run(capsys, "html", *names, "--no-figures", "--jobs", jobs, "-o", str(tmp_path / jobs))
+        rc, out, err = run(capsys, "html", *names, "--jobs", jobs, "-o", str(tmp_path / jobs))
         assert rc == 0, err
         pages[jobs] = {p.name: p.read_bytes() for p in (tmp_path / jobs).iterdir()}
     assert pages["1"] == pages["2"]
     assert sorted(pages["1"]) == sorted([f"{n}.html" for n in names] + ["index.html"])
+    assert all(b"<svg" in pages["1"][f"{n}.html"] for n in ("gemm.tiled", "attention.fa1.fwd.paper"))  # figures
 
 
 @pytest.mark.parametrize("jobs", ["0", "257", "many", ""])

@@ -237,9 +237,11 @@ def _figure(model, sweep, at):
         series, xlabel, ylabel, title, _ = plot_series([model], key, xs, at, executed=False)
     except BadInput as exc:
         return "", "", f"No figure: {exc}"
-    with tempfile.TemporaryDirectory() as tmp:
+    import matplotlib
+    with tempfile.TemporaryDirectory() as tmp, matplotlib.rc_context({"svg.hashsalt": model.name}):
+        # the same page from the same model: no drawing date, and ids hashed from a fixed salt, not random
         where = os.path.join(tmp, "figure.svg")
-        plotting.plot_series(series, xlabel=xlabel, ylabel=ylabel, title=title, path=where)
+        plotting.plot_series(series, xlabel=xlabel, ylabel=ylabel, title=title, path=where, metadata={"Date": None})
         with open(where, encoding="utf-8") as f:
             svg = f.read()
     svg = svg[svg.index("<svg"):]                 # inline: no XML declaration or DOCTYPE inside HTML
