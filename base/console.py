@@ -23,6 +23,9 @@ out while the flag is set.  :func:`run` installs a SIGINT handler that sets the 
 :class:`Progress` step raises ``KeyboardInterrupt`` again once the flag is set (:func:`check_interrupt`), and a
 ``main`` that returns after a Ctrl-C still exits 130.
 
+A program's first line calls :func:`guard_start`, so that a Ctrl-C while it still imports the rest (before
+:func:`run`) is the same one line and 130 rather than a traceback from inside an import.
+
 Any other exception is a bug and propagates with its traceback.  The output is checked to the end:
 :func:`run` flushes ``sys.stdout`` before it returns, so ``prog --help > /dev/full`` says the write
 failed instead of exiting 0.  While ``main`` runs, ``sys.stdout`` is an :class:`Output` around the real
@@ -54,7 +57,7 @@ from typing import Callable, Optional, Sequence
 
 from .errors import BadInput
 
-__all__ = ["run", "ArgumentParser", "Output", "OutputError", "silence_stdout", "say", "one_line", "progress",
+__all__ = ["run", "guard_start", "ArgumentParser", "Output", "OutputError", "silence_stdout", "say", "one_line", "progress",
            "Progress", "check_interrupt", "EXIT_BAD_INPUT", "EXIT_OUTPUT", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE",
            "SHOW_AFTER"]
 
@@ -195,13 +198,37 @@ def _on_sigint(signum, frame):
 
 
 def _catch_sigint():
-    """Install :func:`_on_sigint` where SIGINT has Python's default handler and this is the main thread (only
-    it may set handlers); return the handler it replaced, or ``None`` where it left SIGINT alone."""
+    """Install :func:`_on_sigint` where SIGINT has Python's default handler (or :func:`guard_start`'s) and this
+    is the main thread (only it may set handlers); return the handler it replaced, or ``None`` where it left
+    SIGINT alone."""
     if threading.current_thread() is not threading.main_thread():
         return None
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    current = signal.getsignal(signal.SIGINT)
+    if current is not signal.default_int_handler and not isinstance(current, _StartGuard):
         return None
     return signal.signal(signal.SIGINT, _on_sigint)
+
+
+class _StartGuard:
+    """The SIGINT handler of a program's start-up (:func:`guard_start`): one line, then exit 130."""
+
+    def __init__(self, prog: str):
+        self.prog = prog
+
+    def __call__(self, signum, frame):
+        say(self.prog, "interrupted")
+        raise SystemExit(EXIT_INTERRUPTED)      # leaves quietly from inside any import, with no traceback
+
+
+def guard_start(prog: str) -> None:
+    """The first line of a program (``python -m verify``, ``tilebound``): a Ctrl-C while it imports the rest
+    exits 130 with ``prog: interrupted``, as one during :func:`run` does, instead of Python's traceback from
+    inside an import.  Only where SIGINT has Python's default handler, in the main thread (a background job
+    that ignores SIGINT keeps ignoring it).  What Python runs before the program's first line (the interpreter's
+    own start and ``site``, some 30-50 ms) is before any of the program's code and is left to Python."""
+    if threading.current_thread() is threading.main_thread() and \
+            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _StartGuard(prog))
 
 
 def _quiet_interrupts(hook):

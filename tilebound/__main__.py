@@ -1,5 +1,5 @@
-"""``python -m tilebound``: the command line of :mod:`tilebound.cli`."""
+"""``python -m tilebound``: the command line of :mod:`tilebound.cli`, started by :mod:`tilebound.start`."""
 
-from .cli import main
+from .start import main
 
 raise SystemExit(main())

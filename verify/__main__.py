@@ -15,17 +15,21 @@ bad usage (one line on stderr); 130 on Ctrl-C (one line); 141 when the reader cl
 
 from __future__ import annotations
 
-import argparse
-import sys
-
 from base import console
-from base.errors import BadInput
-from base.pool import MAX_JOBS, jobs_from, process_pool, stop_workers, usable_cpus
-
-from . import registry, run_checks, task_groups
-from .core import hypothesis_available
 
 PROG = "verify"
+if __name__ == "__main__":                          # run as a program: a Ctrl-C from here on is one line, 130
+    console.guard_start(PROG)
+
+import argparse  # noqa: E402  (after the guard: what start-up imports is covered by it)
+import sys  # noqa: E402
+
+from base.errors import BadInput  # noqa: E402
+from base.pool import MAX_JOBS, jobs_from, process_pool, stop_workers, usable_cpus  # noqa: E402
+
+from . import registry  # noqa: E402
+from .core import hypothesis_available  # noqa: E402
+from .runner import run_checks, task_groups  # noqa: E402
 
 
 def _count(flag: str, least: int, most: int):
@@ -90,7 +94,8 @@ def _l2(args) -> int:
     clash = [flag for flag, on in (("--model", args.model), ("--full", args.full), ("--list", args.list),
                                    ("--jobs", args.jobs is not None)) if on]
     if clash:
-        raise BadInput("l2-draws", f"the L2 report runs alone; drop {clash[0]} (or run the checks without --l2-*)")
+        given = "l2-draws" if args.l2_draws is not None else "l2-shapes"      # the flag the user gave
+        raise BadInput(given, f"the L2 report runs alone; drop {clash[0]} (or run the checks without --l2-*)")
     draws = 500 if args.l2_draws is None else args.l2_draws
     status = l2_report(draws, args.seed, args.l2_shapes, out=print)
     sys.stdout.flush()

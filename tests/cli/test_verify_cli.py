@@ -233,8 +233,10 @@ def test_ctrl_c(jobs, after):
     (["--l2-draws", "-1"], "usage"),
     (["--l2-draws", "100001"], "usage"),
     (["--l2-draws", "5", "--model", "gemm"], "l2-draws"),
-    (["--l2-shapes", "--jobs", "2"], "l2-draws"),
-    (["--l2-shapes", "--jobs", "1"], "l2-draws"),
+    (["--l2-shapes", "--jobs", "2"], "l2-shapes"),
+    (["--l2-shapes", "--jobs", "1"], "l2-shapes"),
+    (["--l2-shapes", "--model", "x"], "l2-shapes"),          # the flag given, not its sibling
+    (["--l2-shapes", "--l2-draws", "5", "--list"], "l2-draws"),
     (["--jobs", "Auto"], "usage"),
     (["--l2-draws", "5", "--full"], "l2-draws"),
 ])
