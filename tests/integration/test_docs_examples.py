@@ -22,7 +22,8 @@ import pytest
 from tilebound.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ("README.md", "docs/cli.md", "docs/decoding.md", "docs/gemm-variants.md", "docs/mla-decoding.md", "docs/llm.md")
+DOCS = ("README.md", "docs/cli.md", "docs/decoding.md", "docs/gemm-variants.md", "docs/mla-decoding.md", "docs/llm.md",
+        "docs/attention-variants.md", "docs/teaching.md")
 SHELL = {"sh", "bash", "console", "shell", "zsh"}
 _PREFIXES = (("tilebound",), (".venv/bin/tilebound",), ("python", "-m", "tilebound"),
              (".venv/bin/python", "-m", "tilebound"), ("python3", "-m", "tilebound"))
