@@ -14,16 +14,20 @@ and exact rationals; ``inf``, ``nan``, strings and complex numbers are refused.
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
 from numbers import Integral, Rational, Real
 from typing import Optional
 
 from .errors import BadInput
 
-__all__ = ["integer", "real", "positive_int", "time", "real_array", "flag", "seed", "budget", "FLOAT_EXACT_LIMIT"]
+__all__ = ["integer", "real", "positive_int", "time", "real_array", "flag", "seed", "budget", "FLOAT_EXACT_LIMIT",
+           "FLOAT_MAX"]
 
 #: beyond this magnitude a float no longer holds every integer exactly
 FLOAT_EXACT_LIMIT = 2 ** 53
+#: the largest finite float (about 1.8e308): :func:`time` refuses a larger value, naming the parameter
+FLOAT_MAX = sys.float_info.max
 
 
 def _shown(value) -> str:
@@ -110,18 +114,54 @@ def _show(v: Fraction) -> str:
 
 def time(name: str, value, least: float = 0.0, strict: bool = True) -> float:
     """A finite float ``> least`` (``>= least`` when not ``strict``): the simulators' durations,
-    rates and byte sizes, which are measured quantities rather than counts."""
+    rates and byte sizes, which are measured quantities rather than counts.  ``inf`` and ``nan`` are refused
+    as not finite; an exact number beyond the float range (``10**400``) as beyond it, shown short
+    (``1.00e+400``), since every simulator computes in float64."""
     if isinstance(value, bool) or isinstance(value, (str, bytes, complex)) or not isinstance(value, Real):
         raise BadInput(name, f"must be a real number, got {value!r}")
     try:
         v = float(value)
-    except OverflowError:
-        raise BadInput(name, f"must be finite, got {value!r}") from None
+    except OverflowError:                    # an exact number (int, Fraction) beyond the float range
+        v = math.inf
     if not math.isfinite(v):
+        if _finite(value):                   # 10**400 is finite, but no float holds it
+            raise BadInput(name, f"{_scientific(value)} is beyond a float's range (about {FLOAT_MAX:.2g}); "
+                                 f"give it in other units")
         raise BadInput(name, f"must be finite, got {value!r}")
     if (strict and not v > least) or (not strict and v < least):
         raise BadInput(name, f"must be {'>' if strict else '>='} {least:g}, got {value!r}")
     return v
+
+
+def _finite(value) -> bool:
+    """Whether ``value`` is finite in its own type (an exact rational always is; ``inf`` and ``nan`` are not)."""
+    if isinstance(value, Rational) or (_is_sympy_number(value) and value.is_Rational):
+        return True
+    if _is_sympy_number(value):
+        return bool(value.is_finite)
+    try:
+        import numpy as np
+        return bool(np.isfinite(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _scientific(value) -> str:
+    """A number too large for a float, shown short: ``1.00e+400`` for ``10**400`` (never its 401 digits)."""
+    from decimal import Decimal, localcontext
+    if _is_sympy_number(value) and value.is_Rational:
+        q = Fraction(int(value.p), int(value.q))
+    elif isinstance(value, Rational):
+        q = Fraction(int(value.numerator), int(value.denominator))
+    else:                                    # a wider float (NumPy longdouble, SymPy Float): its decimal text
+        try:
+            return format(Decimal(str(value)), ".2e")
+        except ArithmeticError:
+            text = repr(value)
+            return text if len(text) <= 40 else f"{text[:37]}..."
+    with localcontext() as ctx:
+        ctx.prec = 30
+        return format(Decimal(q.numerator) / Decimal(q.denominator), ".2e")
 
 
 def real_array(name: str, array):

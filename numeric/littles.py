@@ -22,7 +22,7 @@ import numpy as np
 
 from base import validate
 
-from .pipeline import draw_latencies, finite_span
+from .pipeline import draw_latencies, finite_span, latency_shares
 
 __all__ = ["LittleRun", "simulate_requests", "MAX_REQUESTS"]
 
@@ -60,7 +60,8 @@ def simulate_requests(n: int, request_bytes: float, bandwidth: float, latency: f
 
     :class:`~base.errors.BadInput` (a ``ValueError``) naming the parameter for ``n < 1``, a size,
     bandwidth or latency <= 0, ``jitter < 0``, or more than ``max_requests`` requests
-    (:data:`MAX_REQUESTS`, refused before anything is allocated).
+    (:data:`MAX_REQUESTS`, refused before anything is allocated); a run whose times overflow float64 names
+    the parameter with the largest share of them (``jitter`` when its drawn extras overflow).
     """
     n = validate.integer("n", n)
     validate.budget("n", n, max_requests, "requests to simulate", "max_requests")
@@ -70,12 +71,14 @@ def simulate_requests(n: int, request_bytes: float, bandwidth: float, latency: f
     jitter = validate.time("jitter", jitter, strict=False)
 
     lat = draw_latencies(n, latency, jitter, seed)
+    # the issue times' share is named request_bytes, or bandwidth when it is the small divisor that overflows it
+    rate = {"request_bytes": request_bytes} if request_bytes >= 1 else {"bandwidth": bandwidth}
     if not np.isfinite(n * request_bytes / bandwidth):       # issue times (and bytes in flight) overflow
-        finite_span(float("inf"), request_bytes=request_bytes) if request_bytes >= 1 else \
-            finite_span(float("inf"), bandwidth=bandwidth)
-    with np.errstate(over="ignore"):
-        bound = n * (request_bytes / bandwidth) + float(lat.sum())
-    finite_span(bound, latency=latency)
+        finite_span(float("inf"), **rate)
+    issued = n * (request_bytes / bandwidth)
+    total, base, extra = latency_shares(n, latency, lat)     # the latencies' sum: latency's and jitter's shares
+    finite_span(issued + total, **rate, latency=latency, jitter=jitter,
+                shares={**{k: issued for k in rate}, "latency": base, "jitter": extra})
     issue = np.arange(n, dtype=float) * (request_bytes / bandwidth)
     complete = issue + lat
 

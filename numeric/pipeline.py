@@ -24,37 +24,62 @@ The machine is the one of ``docs/conventions.md`` §5 (software pipelining with 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Optional
 
 import numpy as np
 
 from base import validate
 from base.errors import BadInput
 
-__all__ = ["PipelineRun", "simulate", "draw_latencies", "finite_span", "MAX_TILES"]
+__all__ = ["PipelineRun", "simulate", "draw_latencies", "finite_span", "latency_shares", "MAX_TILES"]
 
 #: at most this many tiles per run (about 0.5 us and 100 bytes each: 2 s and 400 MB); ``max_tiles=``
 MAX_TILES = 1 << 22
 
 
 def draw_latencies(n: int, latency: float, jitter: float, seed) -> np.ndarray:
-    """Per-load latencies: ``latency`` plus an exponential extra of mean ``jitter * latency``."""
+    """Per-load latencies: ``latency`` plus an exponential extra of mean ``jitter * latency`` (``inf`` where that
+    overflows float64: the simulators then refuse the run, naming ``jitter``)."""
     seed = validate.seed("seed", seed)
     if jitter == 0:
         return np.full(n, latency)
     rng = np.random.default_rng(seed)
-    return latency + rng.exponential(jitter * latency, size=n)
+    with np.errstate(over="ignore"):
+        return latency + rng.exponential(jitter * latency, size=n)
 
 
-def finite_span(bound: float, **times) -> None:
+def finite_span(bound: float, *, shares: Optional[dict] = None, **times) -> None:
     """Refuse a run whose event times could overflow float64: ``bound`` is an upper bound of its last
     event (every step done one after another).  A finite input whose sum is ``inf`` would give an infinite
-    makespan silently; :class:`~base.errors.BadInput` names the largest of ``times`` instead."""
-    if not np.isfinite(bound):
-        name = max(times, key=lambda k: times[k])
-        raise BadInput(name, f"{times[name]!r} makes the simulated times overflow float64 (their sum exceeds "
-                             f"{np.finfo(float).max:.3g}); give smaller times, in other units")
+    makespan silently; :class:`~base.errors.BadInput` names the parameter of ``times`` (name=value) with the
+    largest share of ``bound`` instead: ``shares[name]`` (e.g. ``n t_comp``; ``jitter``'s share is what
+    the drawn extras add to ``n latency``), or the value itself when ``shares`` is not given.  Among equal
+    (infinite) shares the first named wins, so list a parameter before those its share depends on
+    (``latency`` before ``jitter``)."""
+    if np.isfinite(bound):
+        return
+    shares = times if shares is None else shares
+    name = max(times, key=lambda k: _order(shares[k]))
+    remedy = "give a smaller jitter" if name == "jitter" else "give smaller times, in other units"
+    raise BadInput(name, f"{times[name]!r} makes the simulated times overflow float64 (their sum exceeds "
+                         f"{np.finfo(float).max:.3g}); {remedy}")
+
+
+def _order(share: float) -> float:
+    """A share for ``max``: ``nan`` (``inf - inf``: no share of its own) ranks below every number."""
+    return -math.inf if math.isnan(share) else share
+
+
+def latency_shares(n: int, latency: float, lat: np.ndarray) -> tuple:
+    """``(sum of the drawn latencies, latency's share, jitter's share)`` of a run's time bound: ``n latency``
+    and the extras the jitter drew on top of it (overflow ignored: an infinite share is what is named)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = float(np.sum(lat))
+        base = n * latency
+        return total, base, total - base
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,9 +165,10 @@ def simulate(n: int, t_comp: float, t_x: float, latency: float, stages: int, *, 
     issue_ahead = validate.flag("issue_ahead", issue_ahead)
 
     lat = draw_latencies(n, latency, jitter, seed)
-    with np.errstate(over="ignore"):
-        bound = float(lat.sum()) + n * (t_x + t_comp)
-    finite_span(bound, t_comp=t_comp, t_x=t_x, latency=latency)
+    total, base, extra = latency_shares(n, latency, lat)
+    bound = total + n * (t_x + t_comp)
+    finite_span(bound, t_comp=t_comp, t_x=t_x, latency=latency, jitter=jitter,
+                shares={"t_comp": n * t_comp, "t_x": n * t_x, "latency": base, "jitter": extra})
     lat_list = lat.tolist()
     issue = [0.0] * n
     arrive = [0.0] * n
