@@ -36,8 +36,9 @@ Two modes, one loop:
 Counts are exact Python ints, in elements per tensor class; bytes use each class's element size from
 :mod:`base.dtypes` (``Q, K, V, O`` in the input type, FP16 by default; partials and ``LSE`` FP32; the
 table int32).  Work is refused up front with :class:`~base.errors.BadInput` naming a parameter: CTAs
-(``max_ctas``), enumerated key blocks (``max_blocks``), and in real mode the ``K, V`` elements held
-(``max_elements``).
+(``max_ctas``; ``B`` when the batch alone exceeds it, checked before the batch's lengths are listed),
+enumerated key blocks (``max_blocks``), and in real mode the ``K, V`` elements held (``max_elements``).
+Count-only mode draws no block table (the page ids change no count): a given one is checked.
 
 This module imports only :mod:`base`, :mod:`numeric.memory` and NumPy: it is the independent side of
 ``verify/checks/decode.py``.
@@ -120,11 +121,15 @@ def _lengths(B: int, N_k, lengths) -> list:
     return out
 
 
-def default_pages(lengths: Sequence[int], P: int, seed: int = 0) -> list:
+def default_pages(lengths: Sequence[int], P: int, seed: int = 0, *, max_pages: int = MAX_ELEMENTS) -> list:
     """A block table: each sequence's ``ceil(n / P)`` pages, drawn as one random permutation of the pool
-    ``0 .. sum - 1`` (so consecutive tokens live on scattered pages)."""
-    need = [_ceil(n, P) for n in lengths]
-    perm = np.random.default_rng(seed).permutation(sum(need))
+    ``0 .. sum - 1`` (so consecutive tokens live on scattered pages).  More than ``max_pages`` pages are
+    refused up front, naming ``lengths`` (NumPy would draw an empty permutation of ``2**63 - 1`` silently)."""
+    P = validate.positive_int("P", P)
+    need = [_ceil(validate.positive_int("lengths", n), P) for n in lengths]
+    validate.budget("lengths", sum(need), max_pages, f"pages to draw (ceil(n / P) over the sequences, P={P:,})",
+                    "max_pages", "take larger pages")
+    perm = np.random.default_rng(validate.seed("seed", seed)).permutation(sum(need))
     out, at = [], 0
     for k in need:
         out.append([int(x) for x in perm[at:at + k]])
@@ -201,7 +206,6 @@ def run_decode(B: int, H: int, H_kv: int, L_q: int, N_k, d: int, d_v: int, B_n: 
                                           (("max_elements", max_elements), ("max_ctas", max_ctas),
                                            ("max_blocks", max_blocks)))
     seed = validate.seed("seed", seed)
-    lens = _lengths(B, N_k, lengths)
     if P is not None:
         P = validate.positive_int("P", P)
     elif pages is not None:
@@ -209,11 +213,13 @@ def run_decode(B: int, H: int, H_kv: int, L_q: int, N_k, d: int, d_v: int, B_n: 
     g = H // H_kv
     G = H_kv if packed else H
 
-    # ---- budgets, before any work
+    # ---- budgets, before any work (the CTAs first: no list of B lengths is built for a batch over budget)
     ctas = B * G * S
     if ctas > max_ctas:
-        raise BadInput("S", f"B x {'H_kv' if packed else 'H'} x S = {ctas:,} CTAs exceed the budget of {max_ctas:,} "
-                            f"(max_ctas); take fewer splits or raise max_ctas")
+        name, remedy = ("B", "take a smaller batch") if B > max_ctas else ("S", "take fewer splits")
+        raise BadInput(name, f"B x {'H_kv' if packed else 'H'} x S = {ctas:,} CTAs exceed the budget of {max_ctas:,} "
+                             f"(max_ctas); {remedy} or raise max_ctas")
+    lens = _lengths(B, N_k, lengths)
     blocks = sum(_ceil(n, B_n) for n in lens)
     if blocks > max_blocks:
         raise BadInput("B_n", f"{blocks:,} key blocks exceed the budget of {max_blocks:,} (max_blocks); take a "
@@ -221,7 +227,8 @@ def run_decode(B: int, H: int, H_kv: int, L_q: int, N_k, d: int, d_v: int, B_n: 
     if real and sum(lens) * H_kv * (d + d_v) > max_elements:
         raise BadInput("N_k", f"real mode would hold {sum(lens) * H_kv * (d + d_v):,} K and V elements, over the "
                               f"budget of {max_elements:,} (max_elements); use real=False (count-only) or raise it")
-    table = _pages(pages, lens, P, seed) if P is not None else None
+    # the page ids do not change a count: count-only mode builds no table unless one is given to check
+    table = _pages(pages, lens, P, seed) if P is not None and (real or pages is not None) else None
 
     if real:
         if table is not None and (k is None or v is None):

@@ -126,14 +126,16 @@ def run_decode_window(B: int, H: int, H_kv: int, L_q: int, N_k, d: int, d_v: int
     g = H // H_kv
     G = H_kv if packed else H
     nb = _ceil(N_k, B_n)
-    tokens = [N_k - L_q + i for i in range(L_q)]        # the new queries' positions
-    j_lo, j_hi = visited_blocks(tokens, W_l, B_n)       # every CTA holds all L_q tokens of its heads
+    # the new queries sit at positions N_k - L_q .. N_k - 1: the first and the last decide the visited blocks
+    # (every CTA holds all L_q tokens of its heads), so no list of L_q positions is built before the budgets
+    j_lo, j_hi = visited_blocks((N_k - L_q, N_k - 1), W_l, B_n)
 
     # ---- budgets, before any work
     ctas = B * G * S
     if ctas > max_ctas:
-        raise BadInput("S", f"B x {'H_kv' if packed else 'H'} x S = {ctas:,} CTAs exceed the budget of {max_ctas:,} "
-                            f"(max_ctas); take fewer splits or raise max_ctas")
+        name, remedy = ("B", "take a smaller batch") if B > max_ctas else ("S", "take fewer splits")
+        raise BadInput(name, f"B x {'H_kv' if packed else 'H'} x S = {ctas:,} CTAs exceed the budget of {max_ctas:,} "
+                             f"(max_ctas); {remedy} or raise max_ctas")
     if j_hi - j_lo > max_blocks:
         raise BadInput("B_n", f"{j_hi - j_lo:,} visited key blocks exceed the budget of {max_blocks:,} (max_blocks); "
                               f"take a larger B_n or raise max_blocks")
@@ -143,7 +145,8 @@ def run_decode_window(B: int, H: int, H_kv: int, L_q: int, N_k, d: int, d_v: int
 
     ranges = split_ranges(j_lo, j_hi, nb, S, split_rule)
     rows_cum = _rows_cum(j_lo, j_hi, N_k, B_n)
-    if real:
+    if real:                                           # within max_elements: L_q <= N_k
+        tokens = [N_k - L_q + i for i in range(L_q)]  # the new queries' positions
         q, k, v = decode_arrays(B, H, H_kv, L_q, d, d_v, None, [N_k] * B, None, q, k, v, seed)
         O = np.empty((B, H, L_q, d_v))
         LSE = np.empty((B, H, L_q))

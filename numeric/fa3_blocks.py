@@ -26,6 +26,8 @@ compare the kernel's ranges with the executor's exact visited set, and the model
 C++ integer semantics are kept where they matter: ``/`` on ``int`` truncates toward zero (:func:`_div_trunc`),
 ``cute::ceil_div(a, b)`` is ``(a + b - 1) / b`` with that truncation (:func:`_ceil_div`), and
 ``FastDivmod::divide`` is floor division of a nonnegative dividend (every dividend it gets here is ``>= 0``).
+The flags (``is_causal``, ``is_local``, ``pack_gqa``, ...) take ``True`` or ``False`` only
+(:func:`base.validate.flag`: a truthy ``'False'`` would pick another branch silently).
 """
 
 from __future__ import annotations
@@ -80,6 +82,7 @@ def kernel_window(seqlen_q: int, seqlen_k: int, window_size_left: int = -1, wind
                   attention_chunk: int = 0, is_causal: bool = False) -> KernelWindow:
     """``mha_fwd``'s normalisation (hopper/flash_api.cpp:796-805) then ``set_params_fprop``'s
     (lines 146-160): the flags and windows the kernel gets for a user's call.  ``-1`` is "no limit"."""
+    is_causal = validate.flag("is_causal", is_causal)
     if window_size_left >= seqlen_k - 1:                                  # line 796
         window_size_left = -1
     if window_size_right >= seqlen_q - 1:                                 # line 797
@@ -115,6 +118,8 @@ def n_block_min_max(seqlen_q: int, seqlen_k: int, m_block: int, kBlockM: int, kB
         validate.integer(name, v)
     validate.integer("m_block", m_block, 0)
     validate.integer("split_idx", split_idx, 0)
+    is_causal, is_local, pack_gqa = (validate.flag(n, v) for n, v in
+                                     (("is_causal", is_causal), ("is_local", is_local), ("pack_gqa", pack_gqa)))
     if split_idx >= num_splits:
         raise BadInput("split_idx", f"must be below num_splits={num_splits}, got {split_idx}")
     n_block_max = _ceil_div(seqlen_k, kBlockN)                                        # line 23
@@ -152,6 +157,7 @@ def m_block_min_max(seqlen_q: int, seqlen_k: int, n_block: int, kBlockM: int, kB
     for name, v in (("seqlen_q", seqlen_q), ("seqlen_k", seqlen_k), ("kBlockM", kBlockM), ("kBlockN", kBlockN)):
         validate.integer(name, v)
     validate.integer("n_block", n_block, 0)
+    is_causal, is_local = validate.flag("is_causal", is_causal), validate.flag("is_local", is_local)
     m_block_max = _ceil_div(seqlen_q, kBlockM)                                        # line 90
     if is_local and n_block >= _ceil_div(sink_token_length, kBlockN):                 # lines 91-92
         m_block_max = min(m_block_max, _ceil_div((n_block + 1) * kBlockN + seqlen_q - seqlen_k
@@ -179,6 +185,9 @@ def tile_size_fwd_sm90(headdim: int, headdim_v: int, is_causal: bool, is_local: 
     """``tile_size_fwd_sm90`` (hopper/tile_size.h:10-54), branch by branch."""
     validate.integer("headdim", headdim)
     validate.integer("headdim_v", headdim_v)
+    is_causal, is_local, v_colmajor, paged_kv_non_TMA, softcap = (
+        validate.flag(n, v) for n, v in (("is_causal", is_causal), ("is_local", is_local), ("v_colmajor", v_colmajor),
+                                         ("paged_kv_non_TMA", paged_kv_non_TMA), ("softcap", softcap)))
     if element_size == 2:                                                             # line 13
         if headdim <= 64:                                                             # line 14
             if headdim_v == 512:

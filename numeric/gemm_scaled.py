@@ -31,7 +31,8 @@ Counts: ``reads``/``writes``/``flops``/``flops_padded`` in elements (an FP4 elem
 ``bytes_payload``, ``bytes_scales``, ``bytes_padding``, ``bytes_C`` (BF16 output: 2 bytes an element,
 from :mod:`base.dtypes`), ``bytes`` their sum.  Bad input is :class:`~base.errors.BadInput` naming the
 parameter: an unknown ``format``; ``BK`` not a multiple of the group (MX, NVFP4) or not nesting with the
-``pack x group`` elements of a word; work beyond :data:`MAX_STEPS` tile x K-step iterations.
+``pack x group`` elements of a word; a ``real`` (or ``quantize``'s ``weight``) that is not a bool; work beyond
+:data:`MAX_STEPS` tile x K-step iterations, refused before the first load.
 """
 
 from __future__ import annotations
@@ -161,6 +162,7 @@ def quantize(fmt: str, x: np.ndarray, weight: bool = False) -> Quantized:
     """Quantize a ``rows x K`` operand in format ``fmt`` (``weight``: ``B`` stored ``N x K``, which takes
     ``fp8_block``'s 128 x 128 blocks)."""
     lay = _layout(fmt)
+    weight = validate.flag("weight", weight)
     x = np.asarray(x, float)
     rows, cols = x.shape
     g = lay.group
@@ -196,6 +198,7 @@ def quantize(fmt: str, x: np.ndarray, weight: bool = False) -> Quantized:
 def dequantize(fmt: str, q: Quantized, weight: bool = False) -> np.ndarray:
     """The values a quantized operand stands for: ``value(code) x scale of its group x tensor scale``."""
     lay = _layout(fmt)
+    weight = validate.flag("weight", weight)
     rows, cols = q.codes.shape
     per = q.scales
     if weight and lay.group_n > 1:
@@ -283,6 +286,7 @@ def run_scaled(fmt: str, M: int, N: int, K: int, BM: int, BN: int, BK: int, *, r
     lay = _layout(fmt)
     M, N, K = positive_int("M", M), positive_int("N", N), positive_int("K", K)
     BM, BN, BK = positive_int("BM", BM), positive_int("BN", BN), positive_int("BK", BK)
+    real = validate.flag("real", real)
     _check_bk(fmt, lay, BK)
     tm, tn, tk = -(-M // BM), -(-N // BN), -(-K // BK)
     validate.budget("BK", tm * tn * tk, max_steps, f"tile x K-step iterations ({tm:,} x {tn:,} x {tk:,})",

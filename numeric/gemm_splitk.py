@@ -97,9 +97,7 @@ def _blas_one_thread():
 def _check(M, N, K, BM, BN, BK, real):
     M, N, K = (validate.positive_int(n, v) for n, v in (("M", M), ("N", N), ("K", K)))
     BM, BN, BK = (validate.positive_int(n, v) for n, v in (("B_M", BM), ("B_N", BN), ("B_K", BK)))
-    if not isinstance(real, (bool, np.bool_)):
-        raise BadInput("real", f"must be True or False, got {real!r}")
-    return M, N, K, BM, BN, BK, bool(real)
+    return M, N, K, BM, BN, BK, validate.flag("real", real)
 
 
 def _budgets(real, segments, steps, elements, max_segments, max_steps, max_elements, block="B_K"):
@@ -287,6 +285,9 @@ def run_streamk(M, N, K, B_M, B_N, B_K, P_s, *, real=False, A=None, B=None, seed
     tm, tn, tk = -(-M // BM), -(-N // BN), -(-K // BK)
     T = tm * tn
     validate.budget("P_s", P_s, max_segments, "persistent CTAs", "max_segments")
+    # every tile is at least one segment: refuse a grid over the budget before the units are laid out
+    validate.budget("B_M" if tm >= tn else "B_N", T, max_segments,
+                    f"output tiles ({tm:,} x {tn:,}; a tile segment each, at least)", "max_segments", "take larger tiles")
     sk_tiles, units = streamk_units(T, tk, P_s)
     # segments: (tile, first K-step, end K-step) of each unit, in the unit's order
     segments = []

@@ -288,10 +288,11 @@ def _count(shape, idx) -> tuple:
 
 
 class GlobalMemory:
-    """The counted global memory of one run.  ``real=False`` runs shape-only (counts, no data)."""
+    """The counted global memory of one run.  ``real=False`` runs shape-only (counts, no data); ``real`` is
+    ``True`` or ``False`` (a truthy ``'False'`` is refused, naming it)."""
 
     def __init__(self, real: bool = True):
-        self.real = bool(real)
+        self.real = validate.flag("real", real)
         self.tally = Tally()
         self.arrays: dict[str, HBMArray] = {}
 

@@ -42,7 +42,9 @@ Two modes, one loop:
 
 Counts are exact Python ints in elements per tensor class; bytes use each class's element size from
 :mod:`base.dtypes`.  Work is refused up front with :class:`~base.errors.BadInput` naming a parameter: the
-(row group, split) segments (``max_segments``) and, in real mode, the elements held (``max_elements``).
+(row group, split) segments (``max_segments``; ``B`` when the batch's ``B x ceil(H L_q / B_h)`` segments,
+one split a sequence at least, exceed it: checked before the batch's lengths are listed) and, in real mode,
+the elements held (``max_elements``).
 
 This module imports only :mod:`base`, :mod:`numeric` and NumPy: it is the independent side of
 ``verify/checks/mla.py``.
@@ -221,9 +223,12 @@ def run_mla(B: int, H: int, L_q: int, N_k, d_c: int, d_r: int, B_h: int, B_n: in
     max_elements = validate.positive_int("max_elements", max_elements)
     max_segments = validate.positive_int("max_segments", max_segments)
     seed = validate.seed("seed", seed)
-    lens = _lengths(B, N_k, lengths)
     R, W = H * L_q, d_c + d_r
     G = _ceil(R, B_h)
+    # every sequence is one split at least: refuse a batch over the budget before its lengths are listed
+    validate.budget("B", B * G, max_segments, f"(sequence, row group) segments at least (B x {G:,} row groups)",
+                    "max_segments", "take a smaller batch")
+    lens = _lengths(B, N_k, lengths)
 
     # ---- budgets, before any work (the number of splits first: no list of 10**30 splits is built)
     segments = G * sum(min(S, _ceil(n, B_n)) if splits is None else

@@ -27,13 +27,17 @@ Real mode routes real tokens (a ``(T, k)`` array of distinct experts per token, 
 padded layout comes from the counts, and a block's gathered rows (whose positions it does not know) are
 counted as a load of that many rows - the same number of elements.  Sizes are Python ints, so ``N`` and
 ``K`` reach beyond int64.  Bad input is :class:`~base.errors.BadInput` naming the parameter: ``k > E``
-(``k``); counts of the wrong length, negative, above ``T`` or not summing to ``T k`` (``counts``); work
-beyond :data:`MAX_STEPS` program x K-step iterations or :data:`MAX_ELEMENTS` real elements, refused up front.
+(``k``); counts of the wrong length, negative, above ``T`` or not summing to ``T k`` (``counts``); a ``real``
+that is not a bool (``real``).  Work is bounded up front, before any load, and refused naming the parameter
+that drives it: more than :data:`MAX_EXPERTS` experts (``E``: the routing and the alignment walk each one),
+:data:`MAX_PROGRAMS` launched programs, :data:`MAX_STEPS` program x K-step iterations of the GEMM or row block
+x slot loads of the combine (``T``: ``ceil(T / combine_rows) k``), or :data:`MAX_ELEMENTS` real elements.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import islice
 from typing import Optional
 
 import numpy as np
@@ -46,10 +50,13 @@ from base.validate import positive_int
 from .memory import GlobalMemory
 
 __all__ = ["MoERun", "balanced", "route", "align_block_size", "run_moe", "moe_reference", "MAX_STEPS",
-           "MAX_ELEMENTS", "MAX_PROGRAMS"]
+           "MAX_ELEMENTS", "MAX_PROGRAMS", "MAX_EXPERTS"]
 
-#: at most this many live program x K-step iterations (either mode); ``max_steps=``
+#: at most this many live program x K-step iterations of the GEMM, and as many row block x slot loads of the
+#: combine (either mode); ``max_steps=``
 MAX_STEPS = 1 << 20
+#: at most this many experts (the count vector, the routing and the alignment hold or walk each); ``max_experts=``
+MAX_EXPERTS = 1 << 20
 #: at most this many launched programs (idle ones included); ``max_programs=``
 MAX_PROGRAMS = 1 << 22
 #: real mode: at most this many elements of X, W, the intermediate and the output; ``max_elements=``
@@ -80,8 +87,10 @@ def _check(T, E, k, counts):
     if counts is None:
         return balanced(T, E, k)
     if isinstance(counts, (str, bytes)) or not hasattr(counts, "__iter__"):
-        raise BadInput("counts", f"one pair count per expert, got {counts!r}")
-    counts = tuple(validate.integer("counts", n, 0) for n in counts)
+        raise BadInput("counts", f"one pair count per expert, got {counts!r:.80}")
+    if hasattr(counts, "__len__") and len(counts) != E:
+        raise BadInput("counts", f"{len(counts):,} counts for E = {E} experts")
+    counts = tuple(validate.integer("counts", n, 0) for n in islice(counts, E + 1))   # never past E + 1
     if len(counts) != E:
         raise BadInput("counts", f"{len(counts)} counts for E = {E} experts")
     if sum(counts) != T * k:
@@ -171,14 +180,20 @@ def _layout(counts, BM):
 def run_moe(T: int, E: int, k: int, N: int, K: int, BM: int, BN: int, BK: int, counts=None, *, real: bool = False,
             seed: int = 0, X=None, W=None, topk_ids=None, topk_weights=None, combine_rows: int = 256,
             max_steps: int = MAX_STEPS, max_programs: int = MAX_PROGRAMS,
-            max_elements: int = MAX_ELEMENTS) -> MoERun:
+            max_elements: int = MAX_ELEMENTS, max_experts: int = MAX_EXPERTS) -> MoERun:
     """Run the grouped GEMM and the combine; ``counts`` (one per expert; balanced when omitted) or, in real
-    mode, ``topk_ids`` give the routing.  Returns :class:`MoERun` with the counts of the module docstring."""
+    mode, ``topk_ids`` give the routing.  Returns :class:`MoERun` with the counts of the module docstring.
+    The budgets (module docstring) are checked before the routing is built and before any load."""
     T, E, k, N, K = (positive_int(n, v) for n, v in (("T", T), ("E", E), ("k", k), ("N", N), ("K", K)))
     BM, BN, BK = positive_int("BM", BM), positive_int("BN", BN), positive_int("BK", BK)
     combine_rows = positive_int("combine_rows", combine_rows)
-    if not isinstance(real, (bool, np.bool_)):
-        raise BadInput("real", f"must be True or False, got {real!r}")
+    real = validate.flag("real", real)
+    # ---- the budgets that need no routing, before one is built (balanced() holds E counts)
+    validate.budget("E", E, max_experts, "experts (the routing and the alignment walk each one)", "max_experts")
+    row_blocks = -(-T // combine_rows)
+    validate.budget("T" if row_blocks >= k else "k", row_blocks * k, max_steps,
+                    f"combine loads ({row_blocks:,} row blocks of combine_rows={combine_rows:,} x k={k:,} slots)",
+                    "max_steps", "take a larger combine_rows")
     if topk_ids is not None:
         if not real:
             raise BadInput("topk_ids", "a given routing needs real=True (count-only mode takes counts=)")

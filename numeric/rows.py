@@ -17,7 +17,9 @@ reduction of ``n`` values ``n - 1``); ``exps`` and ``rsqrts`` are the special-fu
 Real mode (``real=True``) computes in float64 and returns the outputs (the tests compare them with plain
 NumPy); count-only mode runs the same programs on :class:`~numeric.memory.Phantom` tiles, so sizes beyond
 int64 count exactly.  Bad input is :class:`~base.errors.BadInput` naming the parameter, and so is a run of more
-than :data:`MAX_PROGRAMS` programs or (real mode) :data:`MAX_ELEMENTS` elements, refused before it starts.
+than :data:`MAX_PROGRAMS` programs or (real mode) :data:`MAX_ELEMENTS` elements, refused before it starts
+(with ``unfused``, the unfused pair's programs too); ``real`` and ``unfused`` take ``True`` or ``False`` only
+(``'False'`` is a truthy string: refused, naming the flag).
 """
 
 from __future__ import annotations
@@ -103,10 +105,8 @@ class Alu:
 
 class _Kernel:
     def __init__(self, real: bool, dtypes: dict):
-        if not isinstance(real, (bool, np.bool_)):
-            raise BadInput("real", f"must be True or False, got {real!r}")
-        self.mem, self.alu, self.dtypes, self.launches = GlobalMemory(real=bool(real)), Alu(), dtypes, 0
-        self.real = bool(real)
+        self.real = validate.flag("real", real)
+        self.mem, self.alu, self.dtypes, self.launches = GlobalMemory(real=self.real), Alu(), dtypes, 0
 
     def put(self, name, shape, data):
         if self.real:
@@ -136,6 +136,8 @@ class _Kernel:
 
 
 def _sizes(M, N, B_R, real, programs, elements):
+    """``M, N, B_R`` validated, ``real`` a bool, and the run's programs (and real elements) within budget."""
+    real = validate.flag("real", real)
     M, N, B_R = validate.positive_int("M", M), validate.positive_int("N", N), validate.positive_int("B_R", B_R)
     blocks = -(-M // B_R)
     validate.budget("B_R", blocks * programs, MAX_PROGRAMS, "programs (row blocks x kernels)", "MAX_PROGRAMS",
@@ -143,6 +145,15 @@ def _sizes(M, N, B_R, real, programs, elements):
     if real:
         validate.budget("M", elements(M, N), MAX_ELEMENTS, "real elements", "MAX_ELEMENTS", "use real=False")
     return M, N, B_R
+
+
+def _unfused(unfused, M, N, B_R, kernels) -> bool:
+    """``unfused`` as a bool (``'False'`` is truthy: refused), and, when set, the unfused pair's budget
+    (``kernels`` launches over the same row blocks) checked now, before the fused run starts."""
+    unfused = validate.flag("unfused", unfused)
+    if unfused:
+        _sizes(M, N, B_R, False, kernels, None)
+    return unfused
 
 
 def _blocks(M, B_R):
@@ -188,6 +199,7 @@ def softmax_fused(M, N, B_R=1, *, real=False, x=None, seed=0, unfused=True) -> R
     elements of the power-of-two block), computes max, subtract, exp, sum, divide on chip, and stores them once.
     With ``unfused``, ``ratio_unfused`` is :func:`softmax_naive`'s traffic over this one's."""
     M, N, B_R = _sizes(M, N, B_R, real, 1, lambda m, n: 2 * m * n)
+    unfused = _unfused(unfused, M, N, B_R, 5)
     k = _Kernel(real, {"x": DTYPES["softmax"], "y": DTYPES["softmax"]})
     if real and x is None:
         x = _rng_x((M, N), seed)
@@ -240,6 +252,7 @@ def fused_add_rms_norm(M, N, B_R=1, *, real=False, x=None, residual=None, w=None
     ``input``.  Outputs ``(input, residual)``.  With ``unfused``, ``ratio_unfused`` is
     :func:`add_then_rms_norm`'s traffic over this one's."""
     M, N, B_R = _sizes(M, N, B_R, real, 1, lambda m, n: 2 * m * n + n)
+    unfused = _unfused(unfused, M, N, B_R, 2)
     k = _Kernel(real, {"x": DTYPES["norm"], "r": DTYPES["norm"], "w": DTYPES["norm"]})
     if real:
         x = _rng_x((M, N), seed) if x is None else x
@@ -297,6 +310,7 @@ def silu_and_mul(M, N, B_R=1, *, real=False, x=None, seed=0, unfused=True) -> Ro
     ``up = x[:, N:]`` once and stores ``silu(gate) * up``.  With ``unfused``, ``ratio_unfused`` is
     :func:`silu_then_mul`'s traffic over this one's."""
     M, N, B_R = _sizes(M, N, B_R, real, 1, lambda m, n: 3 * m * n)
+    unfused = _unfused(unfused, M, N, B_R, 2)
     k = _Kernel(real, {"x": DTYPES["act"], "out": DTYPES["act"]})
     if real and x is None:
         x = _rng_x((M, 2 * N), seed)
