@@ -19,12 +19,20 @@ It does not include the knobs' *values*: adding values to the space keeps the ve
 measures only the new configs.  (On a GPU the version would hash the kernel's source and the compiler, as
 Triton's cache key does.)
 
-**Refusals.**  A file that is not valid JSON (nested too deeply to parse included), lacks a field, or holds a
-value that is not a positive finite time (or ``null``) or a config outside the space is *corrupt*; a file written for another space
+**Refusals.**  A file that is not valid JSON (nested too deeply to parse included), is larger than
+:data:`MAX_FILE_BYTES`, lacks a field, or holds a value of the wrong type is *corrupt*: ``format`` must be an
+int (not ``true``, not ``1.0``); ``gpu``, ``space_version`` and ``key`` strings; ``knobs`` a list of strings;
+each entry's key a config of the space written exactly as this module writes it (six decimal ints joined by
+commas: a key with spaces, signs, leading zeros or ``_``, ``" 128,128,32,4,3,1"``, is refused, not
+normalised, since two spellings of one config would collide); and each time a positive number within a
+float's range or ``null`` (``10**400``, NaN, ``0``, ``true`` are not).  A file written for another space
 version, GPU or key is *foreign*.  Both are refused with :class:`~base.errors.BadInput` naming ``cache``
-and saying to delete the file; neither is ever silently reused or overwritten.  A measurement that is not a time (NaN, zero, negative,
-``-inf``) is refused when it is measured (:class:`~base.errors.BadInput` naming ``measure`` and the config),
-before anything is stored; ``inf`` is a config that failed (cannot launch), stored as ``null``.
+and saying to delete the file; neither is ever silently reused or overwritten.  A value from the file that
+a refusal shows is cut short (:func:`_q`, ``base.typed._q``'s rule; an int beyond 30 digits as its digit
+count), so a hostile file cannot print a message of its own length.  A measurement that is not a time
+(NaN, zero, negative, ``-inf``) is refused when it is measured (:class:`~base.errors.BadInput` naming
+``measure`` and the config), before anything is stored; ``inf`` is a config that failed (cannot launch),
+stored as ``null``.
 
 **Atomic writes.**  A file is written to a temporary file in the same folder, flushed and fsynced, then
 renamed over the old one (:func:`base.files.replace_atomically`), so a reader sees the old file or the new
@@ -49,15 +57,21 @@ import numpy as np
 
 from base.errors import BadInput
 from base.files import replace_atomically
+from base.typed import shown
 
 from . import l2_estimate, schedule
 from .learned import gpu_constants
 from .shapes import as_mnk
 
-__all__ = ["FORMAT", "LOCK_TIMEOUT_S", "space_version", "TuningCache", "shape_key", "bucket_key"]
+__all__ = ["FORMAT", "LOCK_TIMEOUT_S", "MAX_FILE_BYTES", "space_version", "TuningCache", "shape_key", "bucket_key"]
 
 FORMAT = 1
 _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.=+-]{0,120}$")
+#: an entry's key as :func:`_config_text` writes it: six ASCII decimal ints, no sign, space or leading zero
+_ENTRY = re.compile(r"(?:0|[1-9][0-9]{0,8})(?:,(?:0|[1-9][0-9]{0,8})){5}")
+#: the largest cache file read: a file of the whole space (6000 configs) is about 0.3 MB; a larger one is
+#: refused as corrupt before it is parsed, so a hostile file cannot exhaust memory
+MAX_FILE_BYTES = 64 * 2 ** 20
 _FIELDS = {"format", "gpu", "space_version", "key", "knobs", "entries"}
 #: seconds a writer waits for another writer's lock on one cache file before it gives up
 LOCK_TIMEOUT_S = 120.0
@@ -113,6 +127,43 @@ def _config_text(c: schedule.GemmConfig) -> str:
     return ",".join(str(v) for v in c.as_tuple())
 
 
+def _q(text) -> str:
+    """``text`` quoted for a message, cut to its first 20 characters when longer than 40: the rule of
+    ``base.typed._q``, which the command line's number reader uses (a private name there, so restated here)."""
+    text = str(text)
+    return repr(text) if len(text) <= 40 else repr(text[:20]) + "..."
+
+
+def _shown(value) -> str:
+    """``value`` as a refusal shows it, cut short when long (:func:`_q`): a string quoted, a list of strings as
+    a list of at most 8 of them, an int beyond 30 digits as its digit count (:func:`base.typed.shown`),
+    anything else by its repr, cut as :func:`_q` cuts.  :mod:`tuning.strategies` and :mod:`tuning.scores`
+    show what they refuse through it too."""
+    if isinstance(value, str):
+        return _q(value)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value[:8]):
+        more = f", ... ({len(value)} in all)" if len(value) > 8 else ""
+        return "[" + ", ".join(_q(v) for v in value[:8]) + more + "]"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return shown(value)                             # 10**400 as "a 401-digit number"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:20] + "..."
+
+
+def _entry_time(t) -> float | None:
+    """A file's time as a float (``inf`` for ``null``), or ``None`` when it is not a positive float-sized number
+    (a bool, a string, NaN, 0, negative, ``10**400`` beyond a float)."""
+    if t is None:
+        return math.inf
+    if isinstance(t, bool) or not isinstance(t, (int, float)):
+        return None
+    try:
+        v = float(t)
+    except OverflowError:                               # an int beyond the float range: no time is that long
+        return None
+    return v if math.isfinite(v) and v > 0 else None
+
+
 def _checked_times(times, configs: list) -> list[float]:
     """``times`` (one per config) as floats, each positive (``inf``: failed); BadInput naming ``measure``
     and the first config whose time is not."""
@@ -131,8 +182,8 @@ def _checked_times(times, configs: list) -> list[float]:
         except (TypeError, ValueError, OverflowError):
             v = math.nan
         if math.isnan(v) or v <= 0:
-            raise BadInput("measure", f"measured {t!r} s for config {c}; a time is positive seconds, or inf for a "
-                                      "config that failed; nothing of this measurement was stored")
+            raise BadInput("measure", f"measured {_shown(t)} s for config {c}; a time is positive seconds, or inf "
+                                      "for a config that failed; nothing of this measurement was stored")
         out.append(v)
     return out
 
@@ -154,7 +205,7 @@ class TuningCache:
     # ----------------------------------------------------------------------------- files
     def path(self, key: str) -> Path:
         if not isinstance(key, str) or not _KEY.match(key):
-            raise BadInput("key", f"a cache key is letters, digits and _.=+- (at most 121), got {key!r}")
+            raise BadInput("key", f"a cache key is letters, digits and _.=+- (at most 121), got {_shown(key)}")
         return self.root / self.gpu / f"{key}.json"
 
     def lock_path(self, key: str) -> Path:
@@ -167,11 +218,15 @@ class TuningCache:
         :class:`~base.errors.BadInput` naming ``cache`` for a corrupt or foreign file."""
         path = self.path(key)
         try:
-            raw = path.read_bytes()
+            with open(path, "rb") as f:
+                raw = f.read(MAX_FILE_BYTES + 1)          # bounded: a larger file is refused, not read whole
         except FileNotFoundError:
             return {}
         except OSError as exc:
             raise BadInput("cache", f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+        if len(raw) > MAX_FILE_BYTES:
+            raise self._corrupt(path, f"larger than {MAX_FILE_BYTES:,} bytes, far more than a cache file of the "
+                                      "whole space")
         return self._parse(path, key, raw)
 
     def _corrupt(self, path: Path, why: str) -> BadInput:
@@ -186,31 +241,46 @@ class TuningCache:
             raise self._corrupt(path, "nested too deeply to be a cache file") from None
         if not isinstance(doc, dict) or set(doc) != _FIELDS:
             raise self._corrupt(path, f"needs exactly the fields {', '.join(sorted(_FIELDS))}")
-        if doc["format"] != FORMAT:
-            raise BadInput("cache", f"{str(path)!r} has format {doc['format']!r}, this tilebound reads {FORMAT}; "
+        fmt = doc["format"]
+        if type(fmt) is not int:                          # not true (== 1 in Python), not 1.0
+            raise self._corrupt(path, f"format {_shown(fmt)} is not an integer")
+        if fmt != FORMAT:
+            raise BadInput("cache", f"{str(path)!r} has format {_shown(fmt)}, this tilebound reads {FORMAT}; "
                                     "it is not used: delete it to re-tune")
-        if doc["space_version"] != self.version or doc["gpu"] != self.gpu or doc["knobs"] != list(schedule.SPACE):
-            raise BadInput("cache", f"{str(path)!r} was written for another space (version {doc['space_version']!r}, "
-                                    f"GPU {doc['gpu']!r}, knobs {doc['knobs']!r}); this is version {self.version!r} "
-                                    f"on {self.gpu}: it is not reused; delete it, or give another cache folder")
+        for field in ("gpu", "space_version", "key"):
+            if not isinstance(doc[field], str):
+                raise self._corrupt(path, f"{field} {_shown(doc[field])} is not a string")
+        knobs = doc["knobs"]
+        if not isinstance(knobs, list) or not all(isinstance(k, str) for k in knobs):
+            raise self._corrupt(path, f"knobs {_shown(knobs)} is not a list of names")
+        if doc["space_version"] != self.version or doc["gpu"] != self.gpu or knobs != list(schedule.SPACE):
+            raise BadInput("cache", f"{str(path)!r} was written for another space (version "
+                                    f"{_shown(doc['space_version'])}, GPU {_shown(doc['gpu'])}, "
+                                    f"knobs {_shown(knobs)}); "
+                                    f"this is version {self.version!r} on {self.gpu}: it is not reused; delete it, "
+                                    "or give another cache folder")
         if doc["key"] != key:
-            raise BadInput("cache", f"{str(path)!r} holds key {doc['key']!r}, not {key!r}: it is not used; delete it")
+            raise BadInput("cache", f"{str(path)!r} holds key {_shown(doc['key'])}, not {key!r}: it is not used; "
+                                    "delete it")
         entries = doc["entries"]
         if not isinstance(entries, dict):
             raise self._corrupt(path, "entries is not an object")
         out = {}
         for text, t in entries.items():
-            try:
-                values = [int(v) for v in text.split(",")]
-                c = schedule.GemmConfig(*values)
-            except (ValueError, TypeError):
-                raise self._corrupt(path, f"entry {text!r} is not a config of the space") from None
-            if t is None:
-                out[c] = math.inf
-            elif isinstance(t, bool) or not isinstance(t, (int, float)) or not (math.isfinite(t) and t > 0):
-                raise self._corrupt(path, f"entry {text!r} has time {t!r}, not a positive number or null")
-            else:
-                out[c] = float(t)
+            c = None
+            if _ENTRY.fullmatch(text):                    # exactly as _config_text writes it, so 6 small ints
+                try:
+                    c = schedule.GemmConfig(*(int(v) for v in text.split(",")))
+                except BadInput:                          # a value outside the space
+                    c = None
+            if c is None:
+                raise self._corrupt(path, f"entry {_shown(text)} is not a config of the space (its six "
+                                          f"values joined by commas, as {_config_text(schedule.all_configs()[0])!r})")
+            v = _entry_time(t)
+            if v is None:
+                raise self._corrupt(path, f"entry {_shown(text)} has time {_shown(t)}, not a positive number "
+                                          "(a float's size) or null")
+            out[c] = v
         return out
 
     def _write(self, key: str, entries: dict) -> None:

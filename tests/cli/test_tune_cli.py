@@ -111,6 +111,33 @@ def test_cache_replays_and_refuses_a_corrupt_file(capsys, tmp_path):
     assert rc == 2 and err.startswith("tilebound: cache:") and "corrupt" in err
 
 
+def _hand_written_cache(folder: Path, entries_json: str, fmt: str = "1") -> None:
+    """A cache file for 64,64,64 written by hand (the right space, GPU and key) with ``entries_json`` as its
+    entries and ``fmt`` as its format (JSON text: a huge int, a long key)."""
+    from tuning.cache import space_version
+    path = folder / "H100" / "M64_N64_K64.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    head = {"format": "@F", "gpu": "H100", "space_version": space_version("H100"), "key": "M64_N64_K64",
+            "knobs": list(schedule.SPACE), "entries": "@E"}
+    path.write_text(json.dumps(head).replace('"@F"', fmt).replace('"@E"', entries_json))
+
+
+@needs("filelock", "tune", "writing the cache")
+@pytest.mark.parametrize("entries,fmt", [
+    ('{"16,16,16,1,1,1": 1' + "0" * 400 + "}", "1"),                # 10**400 s: was an OverflowError traceback
+    ('{"' + "1," * 5000 + '1": 1e-05}', "1"),                       # a 10k-character key: was printed in full
+    ('{"16,16,16,1,1,1": 1e-05}', "true"),                          # format true: was read as format 1
+    ('{" 16,16,16,1,1,1": 1e-05}', "1"),                            # stray spaces: was read as the config
+], ids=["time-10**400", "key-10k-chars", "format-true", "key-spaces"])
+def test_a_hostile_cache_file_is_one_short_line_and_exit_2(capsys, tmp_path, entries, fmt):
+    _hand_written_cache(tmp_path, entries, fmt)
+    rc, out, err = run(capsys, "--shape", "64,64,64", "--strategy", "random", "--budget", "10", "--seeds", "2",
+                       "--cache", str(tmp_path))
+    assert rc == 2 and out == "", err
+    assert err.startswith("tilebound: cache:") and err.count("\n") == 1 and len(err) < 400, err
+    assert "corrupt" in err and "delete it" in err
+
+
 def test_buckets_table(capsys):
     rc, out, err = run(capsys, "--buckets", "--shape", "100,4096,4096", "--shape", "128,4096,4096")
     assert rc == 0, err

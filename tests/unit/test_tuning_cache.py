@@ -267,3 +267,72 @@ def test_a_writer_that_cannot_get_the_lock_says_so(tmp_path, monkeypatch):
                               env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
     assert held.returncode != 0 and "cache: another process has held" in held.stderr
     assert len(TuningCache(tmp_path).load("k")) == 1
+
+
+# ------------------------------------------------------------------------------------- hostile values
+def _field(name: str, json_text: str):
+    """The valid file's text with field ``name``'s value replaced by ``json_text`` (JSON text, may be a huge int)."""
+    return lambda doc: json.dumps({**doc, name: "@@"}).replace('"@@"', json_text).encode()
+
+
+def _entry(key_json: str, time_json: str = "1e-05"):
+    return _with_entries("{" + key_json + ": " + time_json + "}")
+
+
+@pytest.mark.parametrize("corrupt", [
+    _entry('"16,16,16,1,1,1"', "1" + "0" * 400),                  # 10**400: beyond a float (was OverflowError)
+    _entry('"16,16,16,1,1,1"', "-1" + "0" * 400),
+    _entry('"16,16,16,1,1,1"', '"' + "x" * 10_000 + '"'),          # a time that is a long string: shown short
+    _field("format", "true"),                                      # True == 1 in Python: was read as format 1
+    _field("format", "1.0"),
+    _field("format", "1" + "0" * 400),                             # another format, shown as its digit count
+    _entry('" 16,16,16,1,1,1"'),                                   # stray spaces: was read as the config
+    _entry('"16, 16,16,1,1,1"'),
+    _entry('"16,16,16,1,1,1 "'),
+    _entry('"+16,16,16,1,1,1"'),
+    _entry('"016,16,16,1,1,1"'),
+    _entry('"1_6,16,16,1,1,1"'),                                   # int() reads 1_6 as 16
+    _entry('"\\u0661\\u0666,16,16,1,1,1"'),                       # Arabic-Indic digits: int() reads them
+    _entry('"' + "1," * 5000 + '1"'),                              # a 10k-character key: shown short
+    _field("gpu", '"' + "G" * 10_000 + '"'),                       # foreign, but its values shown short
+    _field("space_version", '"' + "f" * 10_000 + '"'),
+    _field("key", '"' + "k" * 10_000 + '"'),
+    _field("knobs", json.dumps(["x" * 10_000])),
+    _field("knobs", json.dumps([f"k{i}" for i in range(5000)])),
+], ids=["time-10**400", "time--10**400", "time-long-string", "format-true", "format-float", "format-huge",
+        "key-space-before", "key-space-inside", "key-space-after", "key-plus", "key-leading-zero",
+        "key-underscore", "key-unicode-digits", "key-10k-chars", "gpu-long", "version-long", "key-field-long",
+        "knob-long", "knobs-many"])
+def test_a_hostile_value_is_refused_as_corrupt_or_foreign_in_one_short_message(tmp_path, corrupt):
+    """Each value a cache file holds is checked for its type and range (no traceback, no silent load), and a
+    refusal shows what it read cut short: the message stays short whatever the file holds."""
+    TuningCache(tmp_path).measure("k", schedule.all_configs()[:3], Counting())
+    path = tmp_path / "H100" / "k.json"
+    content = corrupt(json.loads(path.read_text()))
+    path.write_bytes(content)
+    with pytest.raises(BadInput) as e:
+        TuningCache(tmp_path).load("k")
+    message = str(e.value)
+    assert e.value.param == "cache" and "delete it" in message, message
+    assert len(message) < 400 and "\n" not in message, message
+    m = Counting()
+    with pytest.raises(BadInput):
+        TuningCache(tmp_path).measure("k", schedule.all_configs()[:5], m)
+    assert m.calls == [] and path.read_bytes() == content                # not measured, not overwritten
+
+
+def test_a_file_larger_than_any_cache_file_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
+    TuningCache(tmp_path).measure("k", schedule.all_configs()[:3], Counting())
+    size = (tmp_path / "H100" / "k.json").stat().st_size
+    monkeypatch.setattr("tuning.cache.MAX_FILE_BYTES", size - 1)
+    monkeypatch.setattr("tuning.cache.json.loads", lambda *a, **k: pytest.fail("parsed"))
+    with pytest.raises(BadInput) as e:
+        TuningCache(tmp_path).load("k")
+    assert e.value.param == "cache" and "corrupt" in str(e.value) and "delete it" in str(e.value)
+
+
+def test_the_written_entries_are_the_canonical_spelling_that_loads(tmp_path):
+    """What the cache writes is what it reads back: every config of the space round-trips its key text."""
+    c = TuningCache(tmp_path)
+    c.measure("k", schedule.all_configs(), lambda cs: [1e-5] * len(cs))
+    assert len(TuningCache(tmp_path).load("k")) == len(schedule.all_configs())
