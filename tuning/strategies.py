@@ -64,6 +64,7 @@ from base.errors import BadInput
 from base.validate import integer
 
 from . import schedule
+from .cache import _shown
 from .learned import features, gpu_constants, launchable, one_thread, require
 from .shapes import Shape, shape as make_shape
 
@@ -549,14 +550,44 @@ def check_budget(budget) -> int:
     return budget
 
 
+def _real_times(times, name: str) -> np.ndarray:
+    """``times`` as a float64 array when it holds real numbers: a float or integer array (not ``bool``,
+    complex, string or object), or a sequence of Python/NumPy reals (not bools, strings); an integer beyond
+    2**53 or a number beyond a float's range is refused.  The length is checked by the caller."""
+    from numbers import Real
+
+    from base.validate import real_array
+
+    a = times if isinstance(times, np.ndarray) else None
+    if a is None:
+        if isinstance(times, (str, bytes, dict)) or not hasattr(times, "__len__"):
+            raise BadInput(name, f"need one time (seconds) per config ({N_CONFIGS}), got {type(times).__name__}")
+        if len(times) != N_CONFIGS:                 # before any element is looked at
+            raise BadInput(name, f"need one time per config ({N_CONFIGS}), got {len(times)}")
+        for i, t in enumerate(times):
+            if isinstance(t, (bool, np.bool_)) or not isinstance(t, Real):
+                raise BadInput(name, f"config {i} has time {_shown(t)}: a time is a real number of seconds "
+                                     f"(not a bool, string or complex)")
+        try:
+            a = np.array([float(t) for t in times], dtype=np.float64)
+        except OverflowError:
+            raise BadInput(name, "holds a number beyond a float's range (about 1.8e308); give seconds") from None
+    elif a.dtype == object:
+        if a.shape != (N_CONFIGS,):
+            raise BadInput(name, f"need one time per config ({N_CONFIGS}), got shape {a.shape}")
+        return _real_times(list(a), name)
+    if a.dtype.kind not in "fiu":                   # bool, complex, strings, dates: not times
+        raise BadInput(name, f"must be a real (float or integer) array of seconds, got dtype {a.dtype}")
+    return real_array(name, a)
+
+
 def check_times(times, name: str = "times") -> np.ndarray:
     """One time per config of the space (seconds, ``inf`` for a config that cannot launch) as a float array;
-    :class:`~base.errors.BadInput` naming ``name`` for the wrong length, a time that is NaN, zero or negative
-    (naming its config), or a space where nothing launches."""
-    try:
-        times = np.asarray(times, dtype=float)
-    except (TypeError, ValueError):
-        raise BadInput(name, f"need one time (seconds) per config ({N_CONFIGS}), got {type(times).__name__}") from None
+    :class:`~base.errors.BadInput` naming ``name`` for what is not a real float or integer array (a ``bool``,
+    complex, string or object array; a sequence holding a bool or a string), the wrong length, an integer
+    beyond 2**53 or a number beyond a float's range, a time that is NaN, zero or negative (naming its config),
+    or a space where nothing launches."""
+    times = _real_times(times, name)
     if times.shape != (N_CONFIGS,):
         raise BadInput(name, f"need one time per config ({N_CONFIGS}), got shape {times.shape}")
     bad = np.flatnonzero(np.isnan(times) | (times <= 0))

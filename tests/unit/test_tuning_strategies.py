@@ -269,3 +269,36 @@ def test_cmaes_without_the_cmaes_package_names_it(monkeypatch):
     with pytest.raises(BadInput) as e:
         S.run_search("cmaes", SQUARE, 20)
     assert e.value.param == "strategy" and "cmaes" in str(e.value) and "tilebound[tune]" in str(e.value)
+
+
+@pytest.mark.parametrize("times", [
+    np.ones(6000, bool),                                           # was accepted as 1 s each
+    [True] * 6000,
+    [1e-3] * 5999 + [True],
+    np.full(6000, 1e-3 + 0j),                                      # complex: the imaginary part would be dropped
+    np.array(["1e-3"] * 6000),                                     # strings NumPy would read as numbers
+    ["1e-3"] * 6000,
+    np.array([1e-3] * 5999 + [True], dtype=object),
+    [10**400] * 6000,                                              # beyond a float (was an OverflowError)
+    np.full(6000, 2**60, dtype=np.int64),                          # not exact as a float
+    np.full(6000, np.datetime64("2024-01-01")),
+], ids=["bool-array", "bool-list", "one-bool", "complex", "str-array", "str-list", "object-with-bool",
+        "int-10**400", "int-beyond-2**53", "datetime"])
+def test_times_that_are_not_a_real_array_of_the_space_are_refused_naming_times(times):
+    with pytest.raises(BadInput) as e:
+        S.run_search("random", SQUARE, 10, times=times)
+    assert e.value.param == "times" and len(str(e.value)) < 300
+    with pytest.raises(BadInput) as e:
+        S.check_times(times, "times_of")
+    assert e.value.param == "times_of"
+
+
+@pytest.mark.parametrize("times", [np.full(6000, 1e-3), np.full(6000, 1e-3, np.float32), np.full(6000, 3, np.int64),
+                                   np.full(6000, 3, np.uint8), [1e-3] * 6000, [3] * 6000,
+                                   np.array([1e-3] * 6000, dtype=object)],
+                         ids=["float64", "float32", "int64", "uint8", "float-list", "int-list", "object-floats"])
+def test_real_times_of_any_width_are_taken_as_float64(times):
+    """The control of the refusals above: real arrays and sequences of any width are still taken."""
+    got = S.check_times(times)
+    assert got.dtype == np.float64 and got.shape == (6000,)
+    assert S.run_search("exhaustive", SQUARE, 3, times=times).times == tuple(float(t) for t in got[:3])
