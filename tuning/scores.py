@@ -37,11 +37,12 @@ from base.errors import BadInput
 from base.validate import integer
 
 from . import schedule
+from .cache import _shown
 from .learned import gpu_constants
 from .shapes import Shape, as_mnk, shape as make_shape
 from .strategies import check_budget, check_times, get_strategy, run_search
 
-__all__ = ["Runs", "random_baseline", "run_many", "StrategyScore", "summarize", "WITHIN", "CUTOFF"]
+__all__ = ["Runs", "random_baseline", "run_many", "MAX_RUNS", "StrategyScore", "summarize", "WITHIN", "CUTOFF"]
 
 #: "near the optimum": within 5 %
 WITHIN = 1.05
@@ -105,22 +106,67 @@ class Runs:
         return np.array([r.overhead_s for r in self.results])
 
 
+#: the most (shape, seed) runs one :func:`run_many` call takes unless ``max_runs`` says more: the command
+#: line's ``--max-runs`` default (``tilebound tune``), each run up to 6000 evaluations
+MAX_RUNS = 20_000
+
+
+def _bounded(items, name: str, limit: int, what: str, expected: str) -> list:
+    """``items`` as a list of at most ``limit``, refused naming ``name`` before more are read or built (an
+    iterator is read only to ``limit + 1``)."""
+    import itertools
+
+    if isinstance(items, (str, bytes)):
+        raise BadInput(name, f"{expected}, got {_shown(items)}")
+    if hasattr(items, "__len__"):
+        n = len(items)
+        if n > limit:
+            raise BadInput(name, f"{n:,} {what} exceed the {limit:,} runs of max_runs; give fewer, or raise "
+                                 f"max_runs=")
+        return list(items)
+    try:
+        out = list(itertools.islice(iter(items), limit + 1))
+    except TypeError:
+        raise BadInput(name, f"{expected}, got {_shown(items)}") from None
+    if len(out) > limit:
+        raise BadInput(name, f"more than {limit:,} {what} exceed the {limit:,} runs of max_runs; give fewer, or "
+                             f"raise max_runs=")
+    return out
+
+
 def run_many(strategy: str, shapes: Sequence, budget: int, seeds: int | Sequence[int] = 20, gpu="H100",
-             times_of=None, on_shape=None) -> list[Runs]:
+             times_of=None, on_shape=None, max_runs: int = MAX_RUNS) -> list[Runs]:
     """Run ``strategy`` with each seed on each shape; one :class:`Runs` per shape.  ``seeds`` is a count
     (seeds ``0..seeds-1``) or the seeds themselves; ``times_of(shape)`` (default: the analytic model) gives a
     shape's times, e.g. replayed from a cache (checked as :func:`~tuning.strategies.check_times` checks, naming
     ``times_of``).  ``budget`` is at most the space's 6000 configs.  ``on_shape()``, when given, is called
-    after each shape's seeds have run (a progress display)."""
+    after each shape's seeds have run (a progress display).
+
+    The work is bounded up front, before any search or time model runs: shapes x seeds runs at most
+    ``max_runs`` (default :data:`MAX_RUNS`, the command line's ``--max-runs``), refused as
+    :class:`~base.errors.BadInput` naming ``seeds`` (or ``shapes`` when the shapes alone are too many) with
+    the count and the cap; an empty list of shapes or seeds is refused too (nothing to score)."""
     get_strategy(strategy)
     budget = check_budget(budget)
+    max_runs = integer("max_runs", max_runs, least=1)
     if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
-        seeds = range(integer("seeds", seeds, least=1))        # a range: a count is not listed out
+        n_seeds = integer("seeds", seeds, least=1)
+        if n_seeds > max_runs:                          # refused before a range or a shape is built
+            raise BadInput("seeds", f"{_count(n_seeds)} seeds exceed the {max_runs:,} runs of max_runs; give "
+                                    "fewer, or raise max_runs=")
+        seeds = range(n_seeds)                          # a range: a count is not listed out
     else:
-        try:
-            seeds = [integer("seed", s, least=0) for s in seeds]
-        except TypeError:
-            raise BadInput("seeds", f"a count or a sequence of seeds, got {seeds!r}") from None
+        seeds = [integer("seed", s, least=0) for s in _bounded(seeds, "seeds", max_runs, "seeds",
+                                                                  "a count or a sequence of seeds")]
+        if not seeds:
+            raise BadInput("seeds", "no seeds: give a count >= 1 or at least one seed")
+    shapes = _bounded(shapes, "shapes", max_runs, "shapes", "a sequence of (M, N, K) shapes")
+    if not shapes:
+        raise BadInput("shapes", "no shapes: give at least one (M, N, K)")
+    runs = len(shapes) * len(seeds)
+    if runs > max_runs:
+        raise BadInput("seeds", f"{len(shapes):,} shapes x {len(seeds):,} seeds = {runs:,} runs of {budget} "
+                                f"evaluations exceed the {max_runs:,} of max_runs; give fewer, or raise max_runs=")
     k = gpu_constants(gpu)
     shapes = [s if isinstance(s, Shape) else make_shape(*as_mnk(s)) for s in shapes]
     for sh in shapes:                                  # every shape within the time model's range, before any run
@@ -136,6 +182,10 @@ def run_many(strategy: str, shapes: Sequence, budget: int, seeds: int | Sequence
         if on_shape is not None:
             on_shape()
     return out
+
+
+def _count(n: int) -> str:
+    return f"{n:,}" if n < 10 ** 30 else f"a {len(str(n))}-digit number of"
 
 
 def _quartiles(x: np.ndarray) -> tuple:

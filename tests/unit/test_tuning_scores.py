@@ -112,3 +112,47 @@ def test_bad_input_names_the_parameter(call, param):
     with pytest.raises(BadInput) as e:
         call()
     assert e.value.param == param
+
+
+# ------------------------------------------------------------------------------------- work bounded up front
+def _many(n, item):
+    """A generator of ``n`` copies of ``item`` (no length: it has to be counted as it is read)."""
+    return (item for _ in range(n))
+
+
+@pytest.mark.parametrize("call,param", [
+    (lambda: run_many("random", [(4096, 4096, 4096)], 10, 10**9), "seeds"),             # was run without bound
+    (lambda: run_many("random", [(4096, 4096, 4096)], 10, 10**40), "seeds"),
+    (lambda: run_many("random", [(4096, 4096, 4096)], 10, 20_001), "seeds"),            # the CLI's --max-runs default
+    (lambda: run_many("random", [(4096, 4096, 4096)], 10, list(range(20_001))), "seeds"),
+    (lambda: run_many("random", [(4096, 4096, 4096)], 10, _many(20_001, 0)), "seeds"),
+    (lambda: run_many("random", [(64, 64, 64)] * 20_001, 10, 1), "shapes"),
+    (lambda: run_many("random", _many(20_001, (64, 64, 64)), 10, 1), "shapes"),
+    (lambda: run_many("random", [(64, 64, 64)] * 200, 10, 101), "seeds"),               # 20,200 runs
+    (lambda: run_many("random", [(64, 64, 64)] * 3, 10, 4, max_runs=10), "seeds"),      # 12 runs
+    (lambda: run_many("random", [(64, 64, 64)], 10, 2, max_runs=0), "max_runs"),
+    (lambda: run_many("random", [], 10, 1), "shapes"),                                  # nothing to score
+    (lambda: run_many("random", [(64, 64, 64)], 10, []), "seeds"),
+], ids=["seeds-1e9", "seeds-1e40", "seeds-20001", "seed-list", "seed-generator", "shapes-20001",
+        "shape-generator", "shapes-x-seeds", "max-runs-given", "max-runs-0", "no-shapes", "no-seeds"])
+def test_too_much_work_is_refused_before_any_search_or_time_model_runs(monkeypatch, call, param):
+    """The refusal comes first: the search and the time model are replaced by functions that fail, so a
+    refusal that came after any run would not be BadInput."""
+    from base.errors import BadInput
+
+    def ran(*args, **kwargs):
+        raise AssertionError("a search or the time model ran before the refusal")
+
+    monkeypatch.setattr("tuning.scores.run_search", ran)
+    monkeypatch.setattr("tuning.scores.schedule.times_for_shape", ran)
+    monkeypatch.setattr("tuning.scores.schedule.model_shape", ran)
+    with pytest.raises(BadInput) as e:
+        call()
+    assert e.value.param == param
+    assert len(str(e.value)) < 300
+
+
+def test_work_within_max_runs_runs():
+    (r,) = run_many("random", [(64, 64, 64)], 5, 3, max_runs=3)
+    assert len(r.results) == 3
+    assert [len(x.results) for x in run_many("random", _many(2, (64, 64, 64)), 5, _many(2, 7))] == [2, 2]
