@@ -15,9 +15,12 @@ numbers are that commit's):
   ``remain - 5`` blocks, if that is positive (lines 66-91).  A sequence cut across partitions has one split
   per piece (``num_splits``, lines 77-78); every split holds at least one block.
 * :func:`flashmla_splits` is the two together: the splits of each sequence, from the SM count and the
-  sequence lengths.  (In this FlashMLA version the Python ``get_mla_metadata`` returns an empty
-  ``FlashMLASchedMeta`` - ``flash_mla/flash_mla_interface.py:37-50`` - and the first decode call runs this
-  kernel, ``dense_decode.h:95-113``.)
+  sequence lengths.  :func:`flashmla_splits_uniform` is the same for ``B`` sequences of one length without
+  listing them: how many sequences the scheduler cuts into each split count, walked one partition at a time
+  (whole sequences taken in one step), so its cost is the partitions', not the batch's.  (In this FlashMLA
+  version the Python ``get_mla_metadata`` returns an empty ``FlashMLASchedMeta`` -
+  ``flash_mla/flash_mla_interface.py:37-50`` - and the first decode call runs this kernel,
+  ``dense_decode.h:95-113``.)
 
 The counts of ``decode.mla`` depend on a sequence's splits only through their number (the model's ``S``,
 :mod:`symbolic.models.mla`), so :func:`counts_at_schedule` prices FlashMLA's own schedule as the sum of the
@@ -25,7 +28,9 @@ model at ``B = 1`` over the sequences, each at its own split count.
 
 The C++ holds lengths, block counts and their total in ``int``: a batch beyond ``INT32_MAX`` is refused, as
 is one whose scheduler state (``sizeof(int) * (5 b + 1)`` bytes of shared memory, lines 110-111) exceeds the
-227 KiB a Hopper block may opt into (``docs/conventions.md`` §3.1), where ``cudaFuncSetAttribute`` fails.
+227 KiB a Hopper block may opt into (``docs/conventions.md`` §3.1), where ``cudaFuncSetAttribute`` fails:
+more than :data:`MAX_BATCH` = 11,622 sequences.  That count is checked first, before a length is read, so a
+batch of 10**9 is refused at once.
 """
 
 from __future__ import annotations
@@ -39,8 +44,8 @@ from base.errors import BadInput
 from .splits import INT32_MAX
 
 __all__ = ["SchedMeta", "MLASchedule", "flashmla_num_sm_parts", "flashmla_schedule", "flashmla_splits",
-           "counts_at_schedule", "BLOCK_SIZE_N", "FIXED_OVERHEAD_NUM_BLOCKS", "BLOCK_SIZE_M", "MAX_SPLITS",
-           "SMEM_PER_BLOCK"]
+           "flashmla_splits_uniform", "counts_at_schedule", "BLOCK_SIZE_N", "FIXED_OVERHEAD_NUM_BLOCKS",
+           "BLOCK_SIZE_M", "MAX_SPLITS", "SMEM_PER_BLOCK", "MAX_BATCH"]
 
 #: dense_decode.h:103: the scheduler's block size (= the page size, dense_decode.h:67)
 BLOCK_SIZE_N = 64
@@ -52,6 +57,9 @@ BLOCK_SIZE_M = 64
 MAX_SPLITS = 160
 #: the largest shared memory a Hopper thread block may opt into, 227 KiB (docs/conventions.md §3.1 [k])
 SMEM_PER_BLOCK = 227 * 1024
+#: the most sequences the scheduler can hold: ``sizeof(int) * (5 b + 1)`` bytes of shared memory
+#: (get_decoding_sched_meta.cu:110-111) within :data:`SMEM_PER_BLOCK`
+MAX_BATCH = (SMEM_PER_BLOCK // 4 - 1) // 5
 
 
 @dataclass(frozen=True)
@@ -96,6 +104,20 @@ def _ceildiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def _batch(name: str, b: int) -> int:
+    """``b`` sequences when the scheduler can hold them: at least one (dense_decode.h:68) and at most
+    :data:`MAX_BATCH` (its ``5 b + 1`` ints of shared memory), else :class:`~base.errors.BadInput` naming
+    ``name``."""
+    if b == 0:
+        raise BadInput(name, "batch size must be positive (dense_decode.h:68)")
+    if b > MAX_BATCH:
+        count, smem = (f"{b:,}", f"{4 * (5 * b + 1):,}") if b < 10 ** 30 else ("more than 10**30", "more than 10**30")
+        raise BadInput(name, f"{count} sequences: the scheduler's {smem} bytes of shared memory "
+                             f"(get_decoding_sched_meta.cu:110) exceed the {SMEM_PER_BLOCK:,} a block may use "
+                             f"(at most {MAX_BATCH:,} sequences)")
+    return b
+
+
 def flashmla_num_sm_parts(num_sms: int, H: int, L_q: int, H_kv: int = 1) -> int:
     """``dense_decode.h:78``: ``max(num_sms / H_kv / ceil_div(L_q * H / H_kv, 64), 1)`` (C++ ``int``
     division, left to right).  DeepSeek-V3 on 132 SMs: 128 heads, one token -> 2 row groups -> 66 parts."""
@@ -114,13 +136,8 @@ def flashmla_schedule(lengths: Sequence[int], num_sm_parts: int, block_size_n: i
     sequence of no token still costs one block, line 49, and runs none, ``splitkv_mla.cuh:1032``)."""
     if isinstance(lengths, (str, bytes)) or not hasattr(lengths, "__len__"):
         raise BadInput("lengths", f"one token count per sequence, got {lengths!r:.80}")
+    b = _batch("lengths", len(lengths))               # the count first: no length is read for a batch too large
     lens = [_int32("lengths", validate.integer("lengths", n, least=0), "seqlens_k") for n in lengths]
-    b = len(lens)
-    if b == 0:
-        raise BadInput("lengths", "batch size must be positive (dense_decode.h:68)")
-    if 4 * (5 * b + 1) > SMEM_PER_BLOCK:
-        raise BadInput("lengths", f"{b:,} sequences: the scheduler's {4 * (5 * b + 1):,} bytes of shared memory "
-                                  f"(get_decoding_sched_meta.cu:110) exceed the {SMEM_PER_BLOCK:,} a block may use")
     parts = validate.positive_int("num_sm_parts", num_sm_parts)
     bn = validate.positive_int("block_size_n", block_size_n)
     fixed = validate.integer("fixed_overhead_num_blocks", fixed_overhead_num_blocks, least=0)
@@ -192,17 +209,67 @@ def flashmla_splits(lengths: Sequence[int], num_sms: int, H: int, L_q: int, H_kv
     return flashmla_schedule(lengths, parts).splits_per_sequence()
 
 
+def flashmla_splits_uniform(B: int, N_k: int, num_sms: int, H: int, L_q: int, H_kv: int = 1) -> dict:
+    """:func:`flashmla_splits` for ``B`` sequences of ``N_k`` tokens each, without listing them:
+    ``{S: sequences cut into S splits}`` (ascending ``S``; the counts add up to ``B``), equal to counting
+    ``flashmla_splits([N_k] * B, ...)``.  The scheduler's walk (``get_decoding_sched_meta.cu:66-99``) one
+    partition at a time: a sequence begun in the partition before is finished or cut further, then the
+    whole sequences that fit are taken in one step (``remain // (blocks + 5)`` of them, one split each), then
+    a piece of the next is cut off when ``remain - 5 > 0``; so the work is ``num_sm_parts`` steps whatever
+    ``B``.  ``B`` is refused beyond :data:`MAX_BATCH`, as :func:`flashmla_schedule` refuses it."""
+    B = _batch("B", validate.positive_int("B", B))
+    n = _int32("N_k", validate.integer("N_k", N_k, least=0), "seqlens_k")
+    parts = flashmla_num_sm_parts(num_sms, H, L_q, H_kv)
+    if parts > MAX_SPLITS:
+        raise BadInput("num_sms", f"{parts} partitions exceed the {MAX_SPLITS} the combine kernel takes "
+                                  f"(combine.cu:165-185)")
+    fixed, nb = FIXED_OVERHEAD_NUM_BLOCKS, max(n - 1, 0) // BLOCK_SIZE_N + 1        # lines 28-55, dense
+    cost = nb + fixed
+    total = _int32("B", B * cost, "total_num_blocks")
+    payload = _ceildiv(total, parts) + fixed                                    # line 62
+    counts: dict = {}
+    now_req = now_block = now_split = 0
+    for _ in range(parts):
+        remain = payload
+        if now_req < B and now_block > 0:             # the sequence the partition before cut: finish or cut on
+            rest = nb - now_block
+            if remain >= rest + fixed:
+                counts[now_split + 1] = counts.get(now_split + 1, 0) + 1
+                remain -= rest + fixed
+                now_req, now_block, now_split = now_req + 1, 0, 0
+            else:
+                if remain - fixed > 0:
+                    now_block += remain - fixed
+                    now_split += 1
+                continue
+        if now_req < B:                               # whole sequences, one split each, in one step
+            k = min(remain // cost, B - now_req)
+            if k:
+                counts[1] = counts.get(1, 0) + k
+            now_req += k
+            remain -= k * cost
+            if now_req < B and remain - fixed > 0:    # remain < cost here: a piece of the next
+                now_block, now_split = remain - fixed, 1
+    if not (now_req == B and now_block == 0 and now_split == 0):       # FLASH_DEVICE_ASSERT, line 100
+        raise AssertionError(f"FlashMLA's scheduler left work unassigned at {B} x {n} tokens, {parts} parts")
+    return dict(sorted(counts.items()))
+
+
 def counts_at_schedule(model, point: Mapping, lengths: Sequence[int], splits: Sequence[int]) -> dict:
     """``model`` (``decode.mla`` or ``decode.mla.fp8``, a model or its ModelRef) at a ragged batch with one
     split count per sequence: the sum over the sequences of the model at ``B = 1``, ``N_k = n``, ``S = s``
-    (every quantity that adds up; ``intensity`` is recomputed from the sums)."""
+    (every quantity that adds up; ``intensity`` is recomputed from the sums), the model evaluated once per
+    distinct ``(n, s)`` pair."""
     if len(lengths) != len(splits):
         raise BadInput("splits", f"{len(splits)} split counts for {len(lengths)} sequences")
-    out: dict = {}
+    alike: dict = {}                                  # equal (length, splits) pairs: one evaluation, times their count
     for n, s in zip(lengths, splits):
+        alike[(n, s)] = alike.get((n, s), 0) + 1
+    out: dict = {}
+    for (n, s), times in alike.items():
         v = model.evaluate(**{**point, "B": 1, "N_k": n, "S": s})
         for k, x in v.items():
             if k not in ("intensity", "row_groups", "splits_run"):
-                out[k] = out.get(k, 0) + x
+                out[k] = out.get(k, 0) + times * x
     out["intensity"] = out["flops"] / out["bytes"]
     return out

@@ -129,4 +129,31 @@ def test_plot(capsys, tmp_path):
     rc, _, _ = run(capsys, "llm", "llama-3.1-8b", "--plot", str(img))
     assert rc == 0 and img.stat().st_size > 1000
     rc, _, err = run(capsys, "llm", "llama-3.1-8b", "--plot", str(tmp_path / "step.nope"))
-    assert rc == 2 and err.startswith("tilebound: output:")
+    assert rc == 2 and err.startswith("tilebound: plot:")            # the option it came from, not -o
+
+
+@pytest.mark.parametrize("batch", ["11623", "20000", "100000000"])
+def test_an_mla_decode_batch_beyond_flashmla_s_scheduler_is_one_line_before_any_scheduling(capsys, monkeypatch,
+                                                                                             batch):
+    """DeepSeek-V3's decode at more sequences than FlashMLA's scheduler holds: one line naming batch and the cap,
+    exit 2, before a sequence is listed or scheduled (the scheduler is replaced by a function that fails)."""
+    import tuning.mla_splits as mla_splits
+
+    def scheduled(*args, **kwargs):
+        raise AssertionError("scheduled before the refusal")
+
+    monkeypatch.setattr(mla_splits, "flashmla_splits", scheduled)
+    monkeypatch.setattr(mla_splits, "flashmla_schedule", scheduled)
+    rc, out, err = run(capsys, "llm", "deepseek-v3", "--batch", batch)
+    assert rc == 2 and not out
+    assert err.startswith("tilebound: batch:") and err.count("\n") == 1 and "11,622" in err, err
+
+
+def test_an_mla_decode_batch_the_scheduler_holds_is_priced(capsys):
+    rc, out, err = run(capsys, "llm", "deepseek-v3", "--batch", "11622", "--format", "json")
+    assert rc == 0, err
+    per_type: dict = {}
+    for o in json.loads(out)["ops"]:
+        if o["name"].startswith("attention (MLA decode"):
+            per_type[o["layer_type"]] = per_type.get(o["layer_type"], 0) + o["params"]["B"]
+    assert per_type and set(per_type.values()) == {11622}         # every sequence in one row of each layer type

@@ -193,3 +193,41 @@ def test_qwen3_qk_norm_rows():
                      "max_position_embeddings": 40960})
     n = _op(step(c, batch=2), "q/k norm")
     assert n.model == "norm.rms" and n.params["M"] == 2 * (32 + 8) and n.params["N"] == 128
+
+
+
+# ------------------------------------------------------------------------------------- MLA decode batch
+def test_an_mla_decode_batch_beyond_flashmla_s_scheduler_is_refused_up_front(monkeypatch):
+    """More sequences than FlashMLA's scheduler holds (tuning.mla_splits.MAX_BATCH) is refused naming batch
+    before anything is priced or listed: the pricing and the scheduler are replaced by functions that fail."""
+    import importlib
+
+    import tuning.mla_splits as mla_splits
+    step_module = importlib.import_module("tuning.llm.step")      # the module (tuning.llm.step is the function)
+
+    def priced(*args, **kwargs):
+        raise AssertionError("priced or scheduled before the refusal")
+
+    monkeypatch.setattr(step_module, "_evaluate", priced)
+    monkeypatch.setattr(mla_splits, "flashmla_splits", priced)
+    monkeypatch.setattr(mla_splits, "flashmla_schedule", priced)
+    for batch in (mla_splits.MAX_BATCH + 1, 100_000_000, 10**9, 10**40):
+        with pytest.raises(BadInput) as e:
+            step("deepseek-v3", batch=batch)
+        assert e.value.param == "batch" and f"{mla_splits.MAX_BATCH:,}" in str(e.value), batch
+        assert len(str(e.value)) < 300
+
+
+@pytest.mark.parametrize("batch,context", [(1, 4000), (7, 4000), (50, 100_000), (5000, 4000),
+                                           (11_622, 1000)])
+def test_mla_decode_rows_are_flashmla_s_listed_schedule(batch, context):
+    """The MLA rows hold, for each split count S, the sequences the listed scheduler cuts into S splits."""
+    from collections import Counter
+
+    from tuning.mla_splits import flashmla_splits
+    s = step("deepseek-v3", batch=batch, context=context)
+    want = dict(Counter(flashmla_splits([context + 1] * batch, 132, 128, 1)))
+    for kind, n in s.config.groups():                       # each layer type: its own rows, n runs each
+        rows = [o for o in s.ops if o.name.startswith("attention (MLA decode") and o.layer_type == kind.name]
+        assert {o.params["S"]: o.params["B"] for o in rows} == want and len(rows) == len(want)
+        assert {o.count for o in rows} == {n}

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from base.errors import BadInput
 from numeric.mla import run_mla
 from symbolic.models.mla import decode_mla
-from tuning.mla_splits import (counts_at_schedule, flashmla_num_sm_parts, flashmla_schedule, flashmla_splits)
+from tuning.mla_splits import (MAX_BATCH, counts_at_schedule, flashmla_num_sm_parts, flashmla_schedule,
+                               flashmla_splits, flashmla_splits_uniform)
 
 
 @pytest.mark.parametrize("sms,H,L_q,H_kv,want", [
@@ -124,3 +125,62 @@ def test_two_long_sequences_fit_int32():
     """2 x (2**31 - 1) tokens: 2 x 33,554,432 blocks + 10 fits an int; no refusal, and each is split."""
     s = flashmla_schedule([2**31 - 1] * 2, 4)
     assert sum(s.splits_per_sequence()) >= 2
+
+
+# ------------------------------------------------------------------------------------- a uniform batch, not listed
+@pytest.mark.parametrize("sms,H,L_q", [(132, 128, 1), (132, 16, 1), (78, 128, 2), (132, 128, 4), (8, 128, 1),
+                                       (114, 64, 1), (160, 16, 1)])
+def test_the_uniform_count_is_the_listed_scheduler_for_batches_1_to_50(sms, H, L_q):
+    """``flashmla_splits_uniform(B, n, ...)`` counts what ``flashmla_splits([n] * B, ...)`` lists, for every
+    B = 1..50 and lengths around the block edges, a long context and an empty one."""
+    from collections import Counter
+    for B in range(1, 51):
+        for n in (0, 1, 63, 64, 65, 640, 1000, 4096, 5000, 32768, 100_000, 2**20):
+            want = dict(sorted(Counter(flashmla_splits([n] * B, sms, H, L_q)).items()))
+            assert flashmla_splits_uniform(B, n, sms, H, L_q) == want, (B, n)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 3000), st.integers(0, 300_000), st.integers(1, 160), st.sampled_from([16, 64, 128]),
+       st.integers(1, 4))
+def test_the_uniform_count_is_the_listed_scheduler_at_larger_batches(B, n, sms, H, L_q):
+    from collections import Counter
+    assert flashmla_splits_uniform(B, n, sms, H, L_q) == dict(sorted(Counter(flashmla_splits([n] * B, sms, H,
+                                                                                              L_q)).items()))
+
+
+def test_the_largest_batch_the_scheduler_holds():
+    """5 b + 1 ints of shared memory within 227 KiB: 11,622 sequences, and the listed scheduler agrees there."""
+    from collections import Counter
+    assert MAX_BATCH == 11_622 and 4 * (5 * MAX_BATCH + 1) <= 227 * 1024 < 4 * (5 * (MAX_BATCH + 1) + 1)
+    got = flashmla_splits_uniform(MAX_BATCH, 4096, 132, 128, 1)
+    assert sum(got.values()) == MAX_BATCH
+    assert got == dict(sorted(Counter(flashmla_splits([4096] * MAX_BATCH, 132, 128, 1)).items()))
+
+
+class _Huge:
+    """A batch whose length is 10**9 but whose lengths must never be read."""
+
+    def __len__(self):
+        return 10**9
+
+    def __iter__(self):
+        raise AssertionError("a length was read before the batch size was refused")
+
+
+@pytest.mark.parametrize("call,param", [
+    (lambda: flashmla_splits_uniform(MAX_BATCH + 1, 4096, 132, 128, 1), "B"),
+    (lambda: flashmla_splits_uniform(10**9, 4096, 132, 128, 1), "B"),
+    (lambda: flashmla_splits_uniform(10**40, 4096, 132, 128, 1), "B"),
+    (lambda: flashmla_splits_uniform(0, 4096, 132, 128, 1), "B"),
+    (lambda: flashmla_splits_uniform(True, 4096, 132, 128, 1), "B"),
+    (lambda: flashmla_splits_uniform(4, -1, 132, 128, 1), "N_k"),
+    (lambda: flashmla_splits_uniform(4, 2**31, 132, 128, 1), "N_k"),
+    (lambda: flashmla_splits_uniform(64, 2**31 - 1, 132, 128, 1), "B"),       # total_num_blocks beyond an int
+    (lambda: flashmla_splits_uniform(4, 100, 400, 16, 1), "num_sms"),
+    (lambda: flashmla_schedule(_Huge(), 4), "lengths"),                       # the count before any length
+])
+def test_uniform_refusals_name_the_parameter_before_any_work(call, param):
+    with pytest.raises(BadInput) as e:
+        call()
+    assert e.value.param == param and len(str(e.value)) < 300

@@ -403,7 +403,7 @@ class _Builder:
                      bytes_from="total", needs=needs)
 
     def mla(self, n, lt):
-        from tuning.mla_splits import flashmla_splits
+        from tuning.mla_splits import flashmla_splits_uniform
         cfg, par, T, B, L, N_k = self.cfg, self.par, self.T, self.B, self.L, self.N_k
         H, nope, rope, dc, dv = par.heads, cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.kv_lora_rank, cfg.v_head_dim
         qr = cfg.q_lora_rank
@@ -428,14 +428,12 @@ class _Builder:
                       f"GEMM per head ({n} layers x {H} heads)")
             fp8 = self.s["kv_dtype"] == "fp8"
             model = "decode.mla.fp8" if fp8 else "decode.mla"
-            try:
-                splits = flashmla_splits([N_k] * B, self.pr.gpu.sms, H, L)
+            try:                                       # B equal sequences, counted without listing them
+                groups = flashmla_splits_uniform(B, N_k, self.pr.gpu.sms, H, L)
             except BadInput as exc:
-                raise BadInput("batch", f"FlashMLA's scheduler: {exc.problem}") from None
-            groups: dict = {}
-            for s in splits:
-                groups[s] = groups.get(s, 0) + 1
-            for S, nb in sorted(groups.items()):
+                raise BadInput("context" if exc.param == "N_k" else "batch",
+                               f"FlashMLA's scheduler: {exc.problem}") from None
+            for S, nb in groups.items():
                 label = "attention (MLA decode)" if len(groups) == 1 else f"attention (MLA decode, {nb} seq. at S={S})"
                 self.add(label, model, {"B": nb, "H": H, "L_q": L, "N_k": N_k, "d_c": dc, "d_r": rope, "B_h": 64,
                                         "B_n": 64, "S": S, "P": 64}, n, lt,
@@ -496,7 +494,10 @@ def step(config, *, gpu="H100", phase="decode", batch=1, context=0, new_tokens=1
          weights="bf16", tp=1, allow_long_context=False) -> Step:
     """One step of ``config`` (a :class:`~tuning.llm.configs.Config`, a shipped name or a ``config.json`` path) on
     ``gpu``: ``batch`` sequences, ``context`` tokens already in each one's KV cache and ``new_tokens`` new ones
-    (the prompt in prefill, 1 or more in decode).  Bad input is :class:`~base.errors.BadInput` naming the option."""
+    (the prompt in prefill, 1 or more in decode).  Bad input is :class:`~base.errors.BadInput` naming the option;
+    an MLA decode step of more than :data:`tuning.mla_splits.MAX_BATCH` sequences (what FlashMLA's scheduler
+    holds) is refused naming ``batch`` before anything is priced, and the scheduler's splits of the ``batch``
+    equal sequences are counted without listing them (:func:`tuning.mla_splits.flashmla_splits_uniform`)."""
     from symbolic.hardware import get_hardware
     cfg = load_config(config)
     try:
@@ -514,6 +515,13 @@ def step(config, *, gpu="H100", phase="decode", batch=1, context=0, new_tokens=1
     new_tokens = validate.positive_int("new-tokens", new_tokens)
     par = per_gpu(cfg, tp)
     N_k = context + new_tokens
+    if cfg.mla and phase == "decode":
+        from tuning.mla_splits import MAX_BATCH
+        if batch > MAX_BATCH:                          # up front: FlashMLA's scheduler holds at most this many
+            many = f"{batch:,}" if batch < 10 ** 30 else "more than 10**30"
+            raise BadInput("batch", f"{many} sequences exceed the {MAX_BATCH:,} FlashMLA's decode scheduler "
+                                    "holds (5 b + 1 ints of shared memory within 227 KiB, "
+                                    "get_decoding_sched_meta.cu:110; tuning/mla_splits.py)")
     if N_k > cfg.max_position and not allow_long_context:
         raise BadInput("context", f"context + new tokens = {N_k:,} exceeds {cfg.name}'s max_position_embeddings "
                                   f"{cfg.max_position:,}; RoPE scaling changes the model beyond it "
