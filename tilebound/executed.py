@@ -7,10 +7,11 @@ model's defaults) is what the executor is given; keys only the executor takes (`
 L2 capacity, a seed) come from the check's first pinned point that gives them.
 
 Executors are run only where they are cheap.  A check that states its executor's work (``Check.work``, in
-the executor's own budget unit: the LRU simulation's tile requests) is run wherever that work is at most
-:data:`PLOT_WORK_BUDGET` units; any other at points no larger (by the check's own ``size``) than the largest
-point of its default grid - the sizes ``python -m verify`` runs on every commit.  Other points are drawn
-as formula only, and a note says so.
+the executor's own budget unit: the LRU simulation's tile requests, the tiled GEMM's program x K-step
+iterations) is run wherever that work is within the plot's budget for that unit (:func:`work_budget`: about two
+seconds of the executor); any other at points no larger (by the check's own ``size``) than the largest point
+of its default grid - the sizes ``python -m verify`` runs on every commit.  Other points are drawn as formula
+only, and a note says so.
 """
 
 from __future__ import annotations
@@ -20,13 +21,22 @@ from typing import Sequence
 from base.errors import BadInput
 from verify.registry import check_for
 
-__all__ = ["check_for", "executed_points", "DEFAULT_SIZE_LIMIT", "PLOT_WORK_BUDGET"]
+__all__ = ["check_for", "executed_points", "work_budget", "DEFAULT_SIZE_LIMIT", "PLOT_WORK_BUDGET",
+           "PLOT_WORK_BUDGETS"]
 
 #: the size limit for a check whose default grid is empty (drawn points only)
 DEFAULT_SIZE_LIMIT = 4096
 #: a plot runs an executor that states its work at points of at most this many of its work units (the LRU
 #: simulation replays about a million tile requests a second: 4096^3 in 128 x 128 x 16 tiles is 524,288)
 PLOT_WORK_BUDGET = 2_000_000
+#: the budget of a unit whose step costs more: a shape-only tiled GEMM step (a program's A and B tile loads and
+#: its accumulate) takes about 4 us here, so 2**19 of them (8192^3 in 128 x 128 x 32 tiles is twice that) ~2 s
+PLOT_WORK_BUDGETS = {"program x K-step iterations": 1 << 19}
+
+
+def work_budget(check) -> int:
+    """The most work (in ``check.work_unit``) a plot runs ``check``'s executor at, at one point."""
+    return PLOT_WORK_BUDGETS.get(check.work_unit, PLOT_WORK_BUDGET)
 
 
 def executed_points(model, quantity: str, points: Sequence[tuple]) -> tuple[list, list, list[str]]:
@@ -45,10 +55,11 @@ def executed_points(model, quantity: str, points: Sequence[tuple]) -> tuple[list
     # gives them; one the grid does not give is left to the executor's own default
     first = next((p for p in grid if any(k in p for k in check.extra)), {})
     extra = {k: first[k] for k in check.extra if k in first}
+    budget = work_budget(check)
     xs, ys, skipped, notes = [], [], [], []
     for x, pt in points:
         full = {**pt, **extra}
-        if (check.work(full) > PLOT_WORK_BUDGET) if check.work is not None else (check.size_of(full) > limit):
+        if (check.work(full) > budget) if check.work is not None else (check.size_of(full) > limit):
             skipped.append(x)
             continue
         try:
@@ -66,7 +77,7 @@ def executed_points(model, quantity: str, points: Sequence[tuple]) -> tuple[list
         ys.append(got[quantity])
     if skipped and check.work is not None:
         notes.append(f"{model.name}: executor not run at {', '.join(map(str, skipped))}: the {check.name} executor's "
-                     f"work there exceeds {PLOT_WORK_BUDGET:,} {check.work_unit or 'units'}; formula only there")
+                     f"work there exceeds {budget:,} {check.work_unit or 'units'}; formula only there")
     elif skipped:
         notes.append(f"{model.name}: executor not run at {', '.join(map(str, skipped))}: the {check.name} check "
                      f"sizes those points beyond {limit:,}, the largest of its default sweep; formula only there")

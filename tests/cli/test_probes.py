@@ -469,3 +469,55 @@ def test_api_probe(call, expected):
         assert "\n" not in str(exc.value)
     else:
         assert call() == expected
+
+
+# ----------------------------------------------------------------------------------- issue 19: one table per class
+# The hostile-input audit after issue 18.  Each row ran to a wrong end before: exit 0 with part of the output
+# silently gone, or a refusal naming the wrong option or saying the wrong thing.  "{tmp}" in a row is the test's
+# own temporary folder, and "{file}" a regular file in it (where a folder is meant).
+def _argv(argv, tmp_path):
+    (tmp_path / "afile").write_text("a regular file\n")
+    return [a.replace("{tmp}", str(tmp_path)).replace("{file}", str(tmp_path / "afile")) for a in argv]
+
+
+def _written(tmp_path) -> list:
+    return sorted(p.name for p in tmp_path.iterdir() if p.name != "afile")
+
+
+# class 13: an executor that states its work runs wherever the work is within the plot's budget, not only up to its
+# default sweep's largest size: the LRU simulation of gemm.l2.lru (2 x 8 x 8 x 16 = 2,048 tile requests at
+# M = N = K = 1024) and the tiled GEMM (64 programs x 2 K-steps at M = 8192, N = K = 64: 128 iterations)
+EXECUTED = [
+    ("gemm.l2.lru", ["plot", "gemm.l2.lru", "--vary", "M=256..1024", "--at", "N=1024", "K=1024", "-q",
+                     "hbm_reads_lru"], "hbm_reads_lru", [256, 512, 1024]),
+    ("gemm.tiled at M = 8192", ["plot", "gemm.tiled", "--vary", "M=4096,8192", "--at", "N=64", "K=64", "-q", "reads"],
+     "reads", [4096, 8192]),
+]
+
+
+@pytest.mark.extra("plot")
+@pytest.mark.parametrize("argv,quantity,xs", [r[1:] for r in EXECUTED], ids=[r[0] for r in EXECUTED])
+def test_a_plot_runs_an_executor_within_its_stated_work(capsys, tmp_path, monkeypatch, argv, quantity, xs):
+    from printing import plot
+    from symbolic import registry
+    from tilebound.report import point
+
+    drawn: dict = {}
+    monkeypatch.setattr(plot, "plot_series", lambda series, **kw: drawn.update({s.label: s for s in series}))
+    rc, _, err = run(capsys, argv + ["-o", str(tmp_path / "p.png")])
+    assert rc == 0 and err == "", err
+    m = registry.get(argv[1])
+    ex = drawn[f"{m.name}: executed"]
+    at = dict(a.split("=") for a in argv[argv.index("--at") + 1:argv.index("-q")])
+    key = argv[argv.index("--vary") + 1].split("=")[0]
+    assert list(ex.xs) == xs
+    assert list(ex.ys) == [m.evaluate(quantity, **point(m, {**{k: int(v) for k, v in at.items()}, key: x})) for x in xs]
+
+
+def test_the_lru_and_tiled_checks_state_their_work():
+    """By hand: 2 t_m t_n t_k tile requests (128-square tiles, K-steps of 64: 2 x 32 x 32 x 64 at 4096^3) and
+    t_m t_n t_k program x K-step iterations (128 x 128 x 32 tiles at 4096^3: 32 x 32 x 128)."""
+    from verify.checks.gemm import l2_lru_check, tiled_check
+    p = dict(M=4096, N=4096, K=4096, B_M=128, B_N=128, B_K=64, G_M=8, P=132, capacity=25_000_000)
+    assert l2_lru_check.work(p) == 131_072 and l2_lru_check.work_unit == "tile requests"
+    assert tiled_check.work({**p, "B_K": 32}) == 131_072 and tiled_check.work_unit == "program x K-step iterations"

@@ -105,6 +105,9 @@ tiled_check = Check(
     quantities=("reads", "writes", "flops", "flops_padded", "reads_A", "reads_B"),
     strategy=_tiled_points, draws=60, draws_full=300, extra=("G_M", "P"),
     size=lambda p: max(p["M"], p["N"], p["K"]),
+    # the executor's budget unit (numeric.gemm.MAX_STEPS): one program x K-step iteration per tile row, column, step
+    work=lambda p: -(-p["M"] // p["B_M"]) * -(-p["N"] // p["B_N"]) * -(-p["K"] // p["B_K"]),
+    work_unit="program x K-step iterations",
     description="reads, writes, useful and padded FLOPs vs the tiled executor")
 
 
@@ -445,6 +448,7 @@ def _seeded(point):
 l2_lru_check = Check(
     model=l2_lru, name="gemm.l2.lru", quantities=("hbm_reads_lru",), execute=_lru_execute, grid=lru_grid,
     strategy=_seeded(adversarial_l2_point), draws=60, draws_full=400, size=_l2_size,
+    work=l2_requests, work_unit="tile requests",
     description="the exact LRU count == the LRU simulation, at capacities within 5% of the footprints where "
                 "its decisions flip (tests/sweeps/test_gemm_l2_adversarial.py: 20,000 points)")
 
