@@ -20,8 +20,8 @@ from base.errors import BadInput
 
 from .numbers import expand, refuse_overlap, sweep_points, tied, varied
 
-__all__ = ["check_names", "quantity_of", "point", "sweep_table", "sweep", "values_table", "roofline_of",
-           "roofline_table", "default_sweep"]
+__all__ = ["check_names", "check_values", "quantity_of", "point", "sweep_table", "sweep", "values_table",
+           "roofline_of", "roofline_table", "default_sweep", "refuse_lost_sweep"]
 
 
 # ----------------------------------------------------------------------------------- names
@@ -37,6 +37,18 @@ def check_names(names: Iterable[str], models: Sequence, option: str = "at") -> N
         if name not in known:
             which = ", ".join(m.name for m in models) if len(models) <= 3 else f"any of the {len(models)} models"
             raise BadInput(name, f"not a parameter of {which}{did_you_mean(name, known)}")
+
+
+def check_values(values: Mapping, models: Sequence) -> None:
+    """Each of ``values`` (``--at``'s) checked by the parameter of that name of every one of ``models`` that has
+    it (:meth:`symbolic.params.Param.check`, as :func:`point` checks ``show``'s): ``M=-2**12`` is refused
+    naming ``M`` (``must be >= 1, got -4096``) by a command that draws several models (``html``, ``latex``), where
+    a model's points are drawn later, or not at all."""
+    for m in models:
+        names = set(_param_names(m))
+        for name, v in values.items():
+            if name in names:
+                m.param(name).check(v)
 
 
 def quantity_of(model, q: str) -> str:
@@ -139,8 +151,14 @@ def sweep_table(model, vary: Mapping[str, list], at: Mapping, quantities: Sequen
     if fixed:
         caption += note(" at ") + point_note(model, fixed)
     units = [f"{q} in {model.unit(q)}" for q in qs if model.unit(q) not in ("", "1")]
-    notes = (f"units: {', '.join(units)}",) if units else ()
-    return Table(tuple(headers), tuple(rows), caption=caption, notes=notes)
+    notes = [f"units: {', '.join(units)}"] if units else []
+    if dtype and own_bytes(model):          # as show says it: --dtype is never dropped without a word
+        notes.append(f"bytes: the model's own, each tensor at its own element type; elements are not re-priced "
+                     f"at --dtype {dtype} (its bytes: -q bytes)")
+    elif dtype and not _is_elements(model.unit(main)):
+        notes.append(f"--dtype {dtype}: {main} is in {model.unit(main) or 'no unit'}, not elements, so no bytes "
+                     "column (the first -q quantity is the one priced)")
+    return Table(tuple(headers), tuple(rows), caption=caption, notes=tuple(notes))
 
 
 def sweep(model, vary: Mapping[str, list], at: Mapping | None = None, **options):
@@ -214,19 +232,41 @@ def default_sweep(model, at: Mapping | None = None):
     """The sweep a document shows for a model: its first integer parameter not fixed by ``at`` at
     1/4x..4x its default (the points the model accepts), the rest at ``at`` or their defaults; ``None``
     when some parameter has neither a value nor a default, or fewer than two of the points are accepted."""
+    return _default_sweep(model, at)[0]
+
+
+def _default_sweep(model, at: Mapping | None) -> tuple:
+    """``(default_sweep(model, at), the refusal of its first point the model refused, or None)``."""
     at = {k: v for k, v in (at or {}).items() if k in _param_names(model)}
     names = _param_names(model)
     if not names or any(n not in model.defaults and n not in at for n in names):
-        return None
+        return None, None
     first = next((p for p in model.params if p.counts and p.name not in at and p.name in model.defaults), None)
     if first is None:
-        return None
+        return None, None
     v0 = int(model.defaults[first.name])
-    values = []
+    values, refusal = [], None
     for v in sorted({max(1, v0 * 2 ** k // 4) for k in range(5)}):
         try:
             model.check_point({**at, first.name: v})
-        except BadInput:
+        except BadInput as exc:
+            refusal = refusal or exc
             continue
         values.append(v)
-    return {first.name: values} if len(values) >= 2 else None
+    return ({first.name: values}, None) if len(values) >= 2 else (None, refusal)
+
+
+def refuse_lost_sweep(model, at: Mapping, without: Mapping | None = None) -> None:
+    """Refuse ``--at`` values that would leave ``model``'s document (an ``html`` page, ``latex`` notes) without
+    the default sweep it has without them - its table, figure and points silently gone - with the model's own
+    refusal (:class:`BadInput` naming the parameter: ``H: ...`` for heads that the KV heads do not divide).
+
+    ``at``: the values the sweep is drawn at (``--at``'s, with a page's start point); ``without``: those it is
+    drawn at without ``--at``'s.  Each value is first checked by its own parameter (:func:`check_values`)."""
+    check_values(at, [model])
+    sweep, refusal = _default_sweep(model, at)
+    if sweep is not None or refusal is None or default_sweep(model, without) is None:
+        return
+    if all(n in model.defaults or n in at for n in _param_names(model)):
+        point(model, at)             # the point itself refused: its own message, naming the parameter
+    raise refusal

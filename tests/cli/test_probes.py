@@ -484,6 +484,67 @@ def _written(tmp_path) -> list:
     return sorted(p.name for p in tmp_path.iterdir() if p.name != "afile")
 
 
+# class 1: an --at value that html and latex dropped with their tables (exit 0, the page 35 KB against 88 KB);
+# refused as show refuses it, naming the parameter, before anything is written
+AT_VALUES = [
+    ("html M=-2**12", ["html", "gemm.tiled", "-o", "{tmp}/site", "--at", "M=-2**12"], "M", "must be >= 1, got -4096"),
+    ("html M=0", ["html", "gemm.tiled", "-o", "{tmp}/site", "--at", "M=0"], "M", "must be >= 1, got 0"),
+    ("html B_M=-2**5", ["html", "gemm.tiled", "-o", "{tmp}/site", "--at", "B_M=-2**5"], "B_M", "must be >= 1, got -32"),
+    ("html N_k=-2**12", ["html", "decode.packed", "-o", "{tmp}/site", "--at", "N_k=-2**12"], "N_k",
+     "must be >= 1, got -4096"),
+    # each value its parameter takes, the two together refused by the model (40 heads over 7 KV heads)
+    ("html H_kv not dividing H", ["html", "decode.packed", "-o", "{tmp}/site", "--at", "H=40", "H_kv=7"], "H_kv",
+     "must divide H"),
+    ("html among several models", ["html", "attention.fa1.fwd", "gemm.tiled", "-o", "{tmp}/site", "--at",
+                                   "M=-2**12"], "M", "must be >= 1"),
+    ("latex --standalone", ["latex", "gemm.tiled", "--standalone", "--at", "M=-2**12", "-o", "{tmp}/notes.tex"],
+     "M", "must be >= 1, got -4096"),
+    ("latex --split", ["latex", "gemm.tiled", "--split", "{tmp}/frags", "--at", "M=0"], "M", "must be >= 1, got 0"),
+    ("latex --split H_kv", ["latex", "decode.packed", "--split", "{tmp}/frags", "--at", "H=40", "H_kv=7"], "H_kv",
+     "must divide H"),
+]
+
+
+@pytest.mark.parametrize("argv,param,words", [r[1:] for r in AT_VALUES], ids=[r[0] for r in AT_VALUES])
+def test_an_at_value_a_document_would_drop_is_refused(capsys, tmp_path, argv, param, words):
+    rc, out, err = run(capsys, _argv(argv, tmp_path))
+    assert rc == 2, (out[-300:], err)
+    one_line(err, param)
+    assert words in err and _written(tmp_path) == [] and out == "", err
+
+
+def test_an_at_value_a_page_takes_keeps_its_table(capsys, tmp_path):
+    """The check refuses only what the page would lose: at M = 512 gemm.tiled's page has its sweep table."""
+    rc, _, err = run(capsys, ["html", "gemm.tiled", "-o", str(tmp_path / "at"), "--at", "M=512"])
+    assert rc == 0, err
+    rc, _, err = run(capsys, ["html", "gemm.tiled", "-o", str(tmp_path / "plain")])
+    assert rc == 0, err
+    tables = [(tmp_path / d / "gemm.tiled.html").read_text().count("<table") for d in ("at", "plain")]
+    assert tables[0] == tables[1] > 1
+
+
+# class 2: --dtype that a table dropped without a word (no bytes column, no note); it is noted, as show notes a
+# model's own bytes
+_DECODE = ["table", "decode.packed", "--vary", "N_k=1222,2444", "--at", "B=2", "H=40", "H_kv=10", "L_q=7", "d=128",
+           "d_v=128", "B_n=48", "S=32", "--dtype", "fp32"]
+DTYPE_NOTED = [
+    ("own bytes", _DECODE, "bytes: the model's own, each tensor at its own element type; elements are not re-priced "
+                           "at --dtype fp32 (its bytes: -q bytes)"),
+    ("own bytes, -q reads", _DECODE + ["-q", "reads"], "elements are not re-priced at --dtype fp32"),
+    ("a quantity not in elements", ["table", "gemm.tiled", "--vary", "M=64,128", "-q", "flops", "--dtype", "fp16"],
+     "--dtype fp16: flops is in FLOP, not elements, so no bytes column"),
+    ("a time", ["table", "latency.pipeline", "--vary", "n=10,100", "--at", "S=2", "L=1e-6", "t_x=2e-7", "t_c=3e-7",
+                "--dtype", "fp16"], "--dtype fp16: period is in s, not elements"),
+]
+
+
+@pytest.mark.parametrize("argv,note", [r[1:] for r in DTYPE_NOTED], ids=[r[0] for r in DTYPE_NOTED])
+def test_a_dtype_a_table_cannot_use_is_noted(capsys, argv, note):
+    rc, out, err = run(capsys, argv)
+    assert rc == 0 and err == "", err
+    assert note in out and "bytes (fp" not in out, out
+
+
 # class 13: an executor that states its work runs wherever the work is within the plot's budget, not only up to its
 # default sweep's largest size: the LRU simulation of gemm.l2.lru (2 x 8 x 8 x 16 = 2,048 tile requests at
 # M = N = K = 1024) and the tiled GEMM (64 programs x 2 K-steps at M = 8192, N = K = 64: 128 iterations)

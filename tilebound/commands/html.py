@@ -67,8 +67,11 @@ def run(args, out) -> int:
     at = numbers.parse_assignments(args.at)
     jobs = usable_cpus() if args.jobs is None else jobs_from(args.jobs)
     names = registry.select(list(args.models) or None)
-    if at:                                             # the names --at gives, against the models' parameters
-        report.check_names(at, _models(args.models))
+    if at:                                             # the names --at gives, and their values, before any work
+        chosen = _models(args.models)
+        report.check_names(at, chosen)
+        for m in chosen:
+            _check_at(m, at)
     paths = [_fragment_path(folder, f"{n}.html") for n in names]       # printing.html.page_name's
     index = _fragment_path(folder, "index.html")
     if os.path.isdir(folder):                          # every refusal before any work
@@ -111,6 +114,21 @@ def _pages(names: list[str], at: dict, options: _Options, jobs: int) -> list[tup
     same text), with a progress bar of the models done."""
     from base.pool import run_each
     return run_each(_page_of, [(n, at, options) for n in names], jobs, "html", "model", labels=names)
+
+
+def _check_at(model, at: dict) -> None:
+    """``--at``'s values for ``model``'s page, refused as ``show`` refuses them (naming the parameter) where the
+    page would otherwise lose them silently: a value its parameter refuses, or values that leave the page
+    without the default sweep (table, figure, calculator points) it has without them
+    (:func:`tilebound.report.refuse_lost_sweep`); the sweep starts where :func:`_entry` starts it."""
+    from .. import report
+
+    mine = {k: v for k, v in at.items() if k in {p.name for p in model.params}}
+    if not mine:
+        return
+    report.check_values(mine, [model])
+    start, _ = start_point(model, mine)
+    report.refuse_lost_sweep(model, {**start, **mine}, start_point(model, {})[0])
 
 
 def _refuse_foreign_folder(folder: str, force: bool) -> None:

@@ -130,12 +130,18 @@ def _plan(args, rich: bool) -> tuple[list[str], _Plan]:
     at = numbers.parse_assignments(args.at)
     numbers.refuse_overlap(at, vary)
     names = registry.select(list(args.models) or None)
+    chosen = _models(args.models) if vary or at else []
     if vary or at:
-        report.check_names([*numbers.varied(vary), *at], _models(args.models))
+        report.check_names([*numbers.varied(vary), *at], chosen)
     tables_wanted = bool(vary) or (rich and not args.no_tables)
     if at and not tables_wanted:
         raise BadInput("at", "latex uses --at only for its sweep tables; add --vary, or --standalone without "
                              "--no-tables")
+    for m in chosen:              # --at's values, as show refuses them: not a table silently left out
+        mine = {k: v for k, v in at.items() if k in {p.name for p in m.params}}
+        report.check_values(mine, [m])
+        if mine and not vary:
+            report.refuse_lost_sweep(m, mine, {})
     return names, _Plan(vary, at, tables_wanted, rich and not args.no_figures, rich and not args.no_listings)
 
 
