@@ -22,10 +22,14 @@ The rules:
   (JPEG, TIFF, compressed SVG, raw) cannot be marked, so overwriting one takes ``--force``.
 * **No lost file.** An existing file that is not tilebound's own (:func:`is_ours` false) is refused unless
   ``force=True`` (the commands' ``--force``). An empty file holds nothing to lose and is overwritten. A folder,
-  or a path whose folder does not exist, is refused. A symbolic link is followed: its target is replaced.
+  or a path whose folder does not exist, is refused; where a folder of the path is a file (``-o notes.tex/x.png``),
+  the refusal names that file as what it is (:func:`missing_folder`). A symbolic link is followed: its target is
+  replaced.
   A device or pipe (``-o /dev/stdout``, ``/dev/null``) is written in place: no temporary file, no rename
   (which would replace the device node itself), no marker check.
 * ``''`` (``-o ''``) is refused, not read as standard output.
+
+A refusal names ``output`` (``-o``), or the option the path came from (``param``: ``plot`` for ``--plot``).
 """
 
 from __future__ import annotations
@@ -39,7 +43,8 @@ from typing import Callable
 from base.errors import BadInput
 from base.files import replace_atomically
 
-__all__ = ["MARKER", "write_text", "write_with", "is_ours", "check_path", "image_metadata", "marker_line"]
+__all__ = ["MARKER", "write_text", "write_with", "is_ours", "check_path", "check_image", "check_folder",
+           "missing_folder", "blocking_file", "image_metadata", "marker_line"]
 
 #: the words that mark a file as tilebound's own
 MARKER = "written by tilebound"
@@ -94,30 +99,88 @@ def is_ours(path: str) -> bool:
     return any(data.startswith(magic) and tag in data for magic, tag in _IMAGE_TAGS)
 
 
-def _refusal(path: str) -> BadInput:
-    return BadInput("output", f"{path!r} exists and was not written by tilebound (or was edited since); "
-                              "give --force to overwrite it, or choose another name")
+def _refusal(path: str, param: str = "output") -> BadInput:
+    return BadInput(param, f"{path!r} exists and was not written by tilebound (or was edited since); "
+                           "give --force to overwrite it, or choose another name")
 
 
-def check_path(path: str | None, force: bool = False) -> str | None:
+def blocking_file(folder: str) -> str | None:
+    """The part of ``folder`` (itself or a folder above it) that exists and is not a folder - a file where a
+    folder was meant (``/x/notes.tex`` of ``/x/notes.tex/figures``) - or ``None``."""
+    here = os.path.abspath(folder)
+    while not os.path.isdir(here):
+        if os.path.exists(here):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    return None
+
+
+def missing_folder(folder: str) -> str:
+    """Why ``folder`` (which is not an existing folder) cannot hold a file: ``'/x/notes.tex' exists and is not a
+    folder`` where a part of it is a file (:func:`blocking_file`), else ``the folder '/x/new' does not exist``."""
+    blocker = blocking_file(folder)
+    if blocker is not None:
+        return f"{blocker!r} exists and is not a folder"
+    return f"the folder {folder!r} does not exist"
+
+
+def check_folder(folder, param: str = "split", flag: str = "--split") -> str:
+    """``folder`` when tilebound may write files into it (made if absent: its parent must be a folder); else
+    :class:`~base.errors.BadInput` naming ``param`` (``split`` for ``latex --split``, ``output`` for ``html -o``):
+    an empty name, a path that exists and is not a folder, a parent that is missing or a file, a folder that
+    cannot be written."""
+    if not isinstance(folder, (str, os.PathLike)) or not str(folder).strip():
+        raise BadInput(param, f"an empty folder name; give {flag} DIR")
+    folder = str(folder)
+    if os.path.lexists(folder) and not os.path.isdir(folder):
+        raise BadInput(param, f"{folder!r} exists and is not a folder; give a folder (made if absent)")
+    parent = os.path.dirname(os.path.abspath(folder))
+    if not os.path.isdir(parent):
+        raise BadInput(param, f"cannot make {folder!r}: {missing_folder(parent)}")
+    where = folder if os.path.isdir(folder) else parent         # refused before any work when not writable
+    if not os.access(where, os.W_OK | os.X_OK):
+        raise BadInput(param, f"cannot write into {where!r}: permission denied")
+    return folder
+
+
+def check_path(path: str | None, force: bool = False, param: str = "output") -> str | None:
     """``path`` resolved (a link followed) when tilebound may write it, ``None`` for ``None`` (standard
-    output); else :class:`~base.errors.BadInput` naming ``output``.  Call it before any work, so a refused
-    path costs nothing; the writers call it again just before the rename."""
+    output); else :class:`~base.errors.BadInput` naming ``param`` (``output``: ``-o``; ``plot``: ``--plot``).
+    Call it before any work, so a refused path costs nothing; the writers call it again just before the rename."""
     if path is None:
         return None
     if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
-        raise BadInput("output", "an empty file name; give a path, or leave -o out for standard output")
+        raise BadInput(param, "an empty file name; give a path, or leave -o out for standard output"
+                       if param == "output" else f"an empty file name; give a path, or leave --{param} out")
     if _special(path):
         return str(path)                          # a device or pipe (/dev/stdout, /dev/null): written in place
     real = os.path.realpath(path)
     if os.path.isdir(real):
-        raise BadInput("output", f"{str(path)!r} is a folder; give a file name")
+        raise BadInput(param, f"{str(path)!r} is a folder; give a file name")
     folder = os.path.dirname(real)
     if not os.path.isdir(folder):
-        raise BadInput("output", f"cannot write {str(path)!r}: the folder {folder!r} does not exist")
+        raise BadInput(param, f"cannot write {str(path)!r}: {missing_folder(folder)}")
     if os.path.lexists(real) and not force and os.path.getsize(real) > 0 and not is_ours(real):
-        raise _refusal(str(path))
+        raise _refusal(str(path), param)
     return real
+
+
+def check_image(path: str, force: bool = False, param: str = "output") -> str:
+    """:func:`check_path`, then an image format matplotlib writes (:func:`printing.plot.check_image_path`: the plot
+    extra, from the extension); refusals name ``param`` (``plot`` for ``--plot FILE``).  Returns ``path``."""
+    from printing.plot import check_image_path
+
+    check_path(path, force, param)
+    try:
+        check_image_path(str(path))
+    except BadInput as exc:
+        if exc.param != "output":
+            raise                                    # the plot extra missing: named plot, as it is
+        raise BadInput(param, exc.problem) from None
+    return str(path)
 
 
 def _special(path: str) -> bool:
@@ -130,31 +193,31 @@ def _special(path: str) -> bool:
     return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISBLK(mode)
 
 
-def write_with(path: str, writer: Callable[[str], object], force: bool = False) -> str:
+def write_with(path: str, writer: Callable[[str], object], force: bool = False, param: str = "output") -> str:
     """Call ``writer(tmp)`` to write a temporary file beside ``path`` (same extension), then rename it over
-    ``path``; returns ``path``.  Refuses a path :func:`check_path` refuses."""
-    return _write(path, writer, force)
+    ``path``; returns ``path``.  Refuses a path :func:`check_path` refuses (naming ``param``)."""
+    return _write(path, writer, force, param)
 
 
-def write_text(path: str, text: str, force: bool = False, comment: str = "%") -> str:
+def write_text(path: str, text: str, force: bool = False, comment: str = "%", param: str = "output") -> str:
     """Write the marker line (with ``comment``, ``%`` for LaTeX) and ``text`` to ``path``, atomically;
-    returns ``path``.  Refuses a path :func:`check_path` refuses."""
-    return _write(path, (marker_line(text, comment) + "\n" + text).encode("utf-8"), force)
+    returns ``path``.  Refuses a path :func:`check_path` refuses (naming ``param``)."""
+    return _write(path, (marker_line(text, comment) + "\n" + text).encode("utf-8"), force, param)
 
 
-def _write(path: str, content, force: bool) -> str:
+def _write(path: str, content, force: bool, param: str = "output") -> str:
     """``content`` (bytes, or a writer of a path) to ``path``: through :func:`base.files.replace_atomically`,
     checking the target again just before the rename (it may have appeared meanwhile); a device or pipe
     straight through, with no temporary file, no rename and no fsync."""
-    real = check_path(path, force)
+    real = check_path(path, force, param)
     try:
         if not _special(real):
-            replace_atomically(real, content, before_replace=lambda: check_path(path, force))
+            replace_atomically(real, content, before_replace=lambda: check_path(path, force, param))
         elif callable(content):
             content(real)
         else:
             with open(real, "wb") as f:
                 f.write(content)
     except OSError as exc:
-        raise BadInput("output", f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+        raise BadInput(param, f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
     return str(path)

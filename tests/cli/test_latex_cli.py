@@ -87,7 +87,7 @@ def test_a_file_tilebound_did_not_write_is_not_overwritten(capsys, tmp_path):
     mine = folder / "gemm.tiled.tex"
     mine.write_text("% my own notes\n")
     rc, _, err = run(capsys, "latex", "gemm.tiled", "--split", str(folder), "--no-figures")
-    assert rc == 2 and err.startswith("tilebound: output: ") and "--force" in err
+    assert rc == 2 and err.startswith("tilebound: split: ") and "--force" in err      # the option it came from
     assert mine.read_text() == "% my own notes\n"
     assert sorted(p.name for p in folder.iterdir()) == ["gemm.tiled.tex"]       # nothing else written either
     assert run(capsys, "latex", "gemm.tiled", "--split", str(folder), "--no-figures", "--force")[0] == 0

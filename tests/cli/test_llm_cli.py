@@ -107,7 +107,7 @@ def test_split(capsys, tmp_path):
                      "gemma-2-9b.decode.local.dense.tex", "gemma-2-9b.decode.totals.tex"]
     (d / "gemma-2-9b.decode.head.tex").write_text("edited by hand\n")
     rc, _, err = run(capsys, "llm", "gemma-2-9b", "--split", str(d))
-    assert rc == 2 and "output" in err
+    assert rc == 2 and err.startswith("tilebound: split: ") and "--force" in err
 
 
 def test_verify_rows(capsys):
@@ -129,7 +129,7 @@ def test_plot(capsys, tmp_path):
     rc, _, _ = run(capsys, "llm", "llama-3.1-8b", "--plot", str(img))
     assert rc == 0 and img.stat().st_size > 1000
     rc, _, err = run(capsys, "llm", "llama-3.1-8b", "--plot", str(tmp_path / "step.nope"))
-    assert rc == 2 and err.startswith("tilebound: output:")
+    assert rc == 2 and err.startswith("tilebound: plot:")            # the option it came from, not -o
 
 
 @pytest.mark.parametrize("batch", ["11623", "20000", "100000000"])

@@ -582,3 +582,49 @@ def test_the_lru_and_tiled_checks_state_their_work():
     p = dict(M=4096, N=4096, K=4096, B_M=128, B_N=128, B_K=64, G_M=8, P=132, capacity=25_000_000)
     assert l2_lru_check.work(p) == 131_072 and l2_lru_check.work_unit == "tile requests"
     assert tiled_check.work({**p, "B_K": 32}) == 131_072 and tiled_check.work_unit == "program x K-step iterations"
+
+
+# class 15: a refusal names the option the path came from (html's folder check is latex --split's; --plot is not -o)
+# class 16: a folder of the path that is a regular file is said to be one, not "does not exist"
+PATHS = [
+    ("html -o FILE", ["html", "gemm.tiled", "-o", "{file}"], "output", "afile' exists and is not a folder"),
+    ("html -o FILE/sub", ["html", "gemm.tiled", "-o", "{file}/site"], "output", "afile' exists and is not a folder"),
+    ("latex --split FILE/sub", ["latex", "gemm.tiled", "--split", "{file}/sub"], "split",
+     "afile' exists and is not a folder"),
+    ("latex --split FILE/a/b", ["latex", "gemm.tiled", "--split", "{file}/a/b"], "split",
+     "afile' exists and is not a folder"),
+    ("latex -o FILE/x.tex", ["latex", "gemm.tiled", "-o", "{file}/x.tex"], "output",
+     "afile' exists and is not a folder"),
+    ("plot -o FILE/x.png", ["plot", "gemm.tiled", "--vary", "M=64,128", "-o", "{file}/x.png"], "output",
+     "afile' exists and is not a folder"),
+    ("llm -o FILE/x.txt", ["llm", "llama-3.1-8b", "-o", "{file}/x.txt"], "output", "afile' exists and is not a folder"),
+    ("llm --split FILE/d", ["llm", "llama-3.1-8b", "--split", "{file}/d"], "split",
+     "afile' exists and is not a folder"),
+    ("llm --plot FILE/x.png", ["llm", "llama-3.1-8b", "--plot", "{file}/x.png"], "plot",
+     "afile' exists and is not a folder"),
+    ("llm --plot x.nope", ["llm", "llama-3.1-8b", "--plot", "{tmp}/x.nope"], "plot", "cannot tell an image format"),
+    ("tune --plot FILE/x.png", ["tune", "--shape", "16,16,16", "--strategy", "random", "--plot", "{file}/x.png"],
+     "plot", "afile' exists and is not a folder"),
+    ("tune --plot x.nope", ["tune", "--shape", "16,16,16", "--strategy", "random", "--plot", "{tmp}/x.nope"],
+     "plot", "cannot tell an image format"),
+    ("tune --cache FILE/c", ["tune", "--shape", "16,16,16", "--strategy", "random", "--budget", "5", "--seeds", "1",
+                             "--cache", "{file}/c"], "cache", "afile' exists and is not a folder"),
+]
+
+
+@pytest.mark.parametrize("argv,param,words", [r[1:] for r in PATHS], ids=[r[0] for r in PATHS])
+def test_a_path_refusal_names_its_option_and_the_file_in_the_way(capsys, tmp_path, argv, param, words):
+    if "--plot" in argv or argv[0] == "plot":
+        pytest.importorskip("matplotlib")
+    rc, out, err = run(capsys, _argv(argv, tmp_path))
+    assert rc == 2 and out == "", (out[-300:], err)
+    one_line(err, param)
+    assert words in err and "does not exist" not in err and _written(tmp_path) == [], err
+    assert (tmp_path / "afile").read_text() == "a regular file\n"
+
+
+def test_a_missing_folder_is_still_said_to_be_missing(capsys, tmp_path):
+    rc, _, err = run(capsys, ["latex", "gemm.tiled", "--split", str(tmp_path / "none" / "sub")])
+    assert rc == 2
+    one_line(err, "split")
+    assert f"the folder '{tmp_path / 'none'}' does not exist" in err

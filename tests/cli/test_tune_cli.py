@@ -84,7 +84,7 @@ def test_plot_refuses_a_file_it_did_not_write(capsys, tmp_path):
     path.write_bytes(b"precious")
     rc, _, err = run(capsys, "--shape", "16,16,16", "--strategy", "random", "--budget", "5", "--seeds", "1",
                      "--plot", str(path))
-    assert rc == 2 and err.startswith("tilebound: output:") and path.read_bytes() == b"precious"
+    assert rc == 2 and err.startswith("tilebound: plot:") and path.read_bytes() == b"precious"
 
 
 @needs("filelock", "tune", "writing the cache")

@@ -62,7 +62,7 @@ def run(args, out) -> int:
     from . import models as _models
     from .latex import _fragment_path, _split_folder
 
-    folder = _split_folder(args.output)
+    folder = _split_folder(args.output, "output", "-o")
     _refuse_foreign_folder(folder, args.force)
     at = numbers.parse_assignments(args.at)
     jobs = usable_cpus() if args.jobs is None else jobs_from(args.jobs)
@@ -72,8 +72,8 @@ def run(args, out) -> int:
         report.check_names(at, chosen)
         for m in chosen:
             _check_at(m, at)
-    paths = [_fragment_path(folder, f"{n}.html") for n in names]       # printing.html.page_name's
-    index = _fragment_path(folder, "index.html")
+    paths = [_fragment_path(folder, f"{n}.html", "output") for n in names]      # printing.html.page_name's
+    index = _fragment_path(folder, "index.html", "output")
     if os.path.isdir(folder):                          # every refusal before any work
         for path in paths + [index]:
             output.check_path(path, args.force)

@@ -234,28 +234,21 @@ def _figure(model, sweep, at) -> tuple[str, str]:
 
 
 # ----------------------------------------------------------------------------------- --split
-def _split_folder(folder: str) -> str:
-    if not str(folder).strip():
-        raise BadInput("split", "an empty folder name; give --split DIR")
-    if os.path.lexists(folder) and not os.path.isdir(folder):
-        raise BadInput("split", f"{folder!r} exists and is not a folder; give a folder (made if absent)")
-    parent = os.path.dirname(os.path.abspath(folder))
-    if not os.path.isdir(parent):
-        raise BadInput("split", f"cannot make {folder!r}: the folder {parent!r} does not exist")
-    where = folder if os.path.isdir(folder) else parent         # refused before any work when not writable
-    if not os.access(where, os.W_OK | os.X_OK):
-        raise BadInput("split", f"cannot write into {where!r}: permission denied")
-    return folder
+def _split_folder(folder: str, param: str = "split", flag: str = "--split") -> str:
+    """``folder`` when files may be written into it (:func:`tilebound.output.check_folder`), refusals naming
+    ``param``: ``split`` for ``--split``, ``output`` for ``html -o``."""
+    from .. import output
+    return output.check_folder(folder, param, flag)
 
 
-def _fragment_path(folder: str, name: str) -> str:
-    """``folder/name``, or :class:`BadInput` when ``name`` would put the file anywhere else."""
+def _fragment_path(folder: str, name: str, param: str = "split") -> str:
+    """``folder/name``, or :class:`BadInput` naming ``param`` when ``name`` would put the file anywhere else."""
     seps = [os.sep] + ([os.altsep] if os.altsep else [])
     inside = os.path.realpath(os.path.join(folder, name))
     if (any(s in name for s in seps) or name in (".", "..") or os.path.isabs(name)
             or os.path.dirname(inside) != os.path.realpath(folder)):
-        raise BadInput("split", f"the fragment name {name!r} would leave {folder!r}; a model's name may not "
-                                "hold a path separator")
+        raise BadInput(param, f"the fragment name {name!r} would leave {folder!r}; a model's name may not "
+                              "hold a path separator")
     return os.path.join(folder, name)
 
 
@@ -271,10 +264,10 @@ def _write_split(folder: str, rendered, force: bool, out) -> int:
     except OSError as exc:                       # a read-only parent, a full disk
         raise BadInput("split", f"cannot make {folder!r}: {exc.strerror or exc}") from None
     for path, _, _ in files:                     # every refusal before any file is written
-        output.check_path(path, force)
+        output.check_path(path, force, "split")
     for path, name, tex in files:
         header = (f"% {name}: \\input this after the packages of `tilebound latex --preamble`\n")
-        output.write_text(path, header + tex + "\n", force=force)
+        output.write_text(path, header + tex + "\n", force=force, param="split")
         out.write(f"wrote {path}\n")
     return 0
 

@@ -142,7 +142,8 @@ def _plot(st, path: str, force: bool) -> str:
     title = (f"{st.config.name} {s['phase']} on {s['gpu']}, batch {s['batch']}, context {s['context']:,}: "
              f"{st.totals['time_s'] * 1e3:.3g} ms a step")
     return output.write_with(path, lambda tmp: plot_bars(labels, [items[k] for k in labels], "time in the step (s)",
-                                                          title, tmp, metadata=output.image_metadata(path)), force=force)
+                                                          title, tmp, metadata=output.image_metadata(path)),
+                             force=force, param="plot")
 
 
 def run(args, out) -> int:
@@ -166,9 +167,7 @@ def run(args, out) -> int:
         folder = _split_folder(args.split)
     path = output.check_path(args.output, args.force)           # refused before any work
     if args.plot is not None:
-        from printing.plot import check_image_path
-        check_image_path(args.plot)
-        output.check_path(args.plot, args.force)
+        output.check_image(args.plot, args.force, "plot")
     st = step(args.config, gpu=args.gpu, phase=args.phase, dtype=args.dtype, kv_dtype=args.kv_dtype,
               weights=args.weights, allow_long_context=args.allow_long_context, **kw)
     checks = None
@@ -196,12 +195,15 @@ def run(args, out) -> int:
         slugs = [o for o in dict.fromkeys(o.layer_type for o in st.ops)] + ["totals"]
         files = [(_fragment_path(folder, f"{name}.{st.settings['phase']}.{slug}.tex"), render(t, "latex"))
                  for slug, t in zip(slugs, tabs)]
-        os.makedirs(folder, exist_ok=True)
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as exc:                   # a read-only parent, a full disk
+            raise BadInput("split", f"cannot make {folder!r}: {exc.strerror or exc}") from None
         for p, _ in files:
-            output.check_path(p, args.force)
+            output.check_path(p, args.force, "split")
         for p, tex in files:
             output.write_text(p, "% tilebound llm: \\input this after the packages of `tilebound latex --preamble`\n"
-                              + tex + "\n", force=args.force)
+                              + tex + "\n", force=args.force, param="split")
             out.write(f"wrote {p}\n")
         return 1 if checks and any(not r.ok for r in checks) else 0
     tgt = target(fmt, out) if path is None else fmt

@@ -160,11 +160,8 @@ def _run_scores(args, out) -> int:
                                 "give fewer, or raise --max-runs")
     plot_path = None
     if args.plot is not None:
-        from printing.plot import check_image_path
-
-        from tilebound.output import check_path
-        check_path(args.plot, args.force)
-        plot_path = check_image_path(args.plot)
+        from tilebound.output import check_image
+        plot_path = check_image(args.plot, args.force, "plot")
     for name in strategies:                    # a missing extra is refused before any work
         _check_extra(name)
     measured = [0]
@@ -219,10 +216,23 @@ def _run_scores(args, out) -> int:
     return 0
 
 
+def _cache(folder: str, k):
+    """The :class:`tuning.cache.TuningCache` in ``folder``; a folder above it that is a file is refused naming
+    ``cache`` before any work (it cannot be made: not an unreadable file later)."""
+    import os
+
+    from tuning.cache import TuningCache
+
+    from tilebound.output import blocking_file
+    blocker = blocking_file(folder)
+    if blocker is not None and blocker != os.path.abspath(folder):
+        raise BadInput("cache", f"cannot make {folder!r}: {blocker!r} exists and is not a folder")
+    return TuningCache(folder, k)
+
+
 def _replay(folder: str, k, measured: list):
     """``times_of(shape)`` through the cache in ``folder`` (each shape read once); counts new measurements."""
-    from tuning.cache import TuningCache
-    cache = TuningCache(folder, k)
+    cache = _cache(folder, k)
     memo = {}
 
     def times_of(sh):
@@ -313,7 +323,7 @@ def _plot(path: str, groups: dict, shapes: tuple, label: str, force: bool) -> No
         fig.savefig(tmp, dpi=110, metadata=image_metadata(path))
 
     try:
-        write_with(path, writer, force)
+        write_with(path, writer, force, "plot")
     finally:
         plt.close(fig)
 
@@ -328,8 +338,7 @@ def _run_buckets(args, out) -> int:
     shapes = _shapes(args, "llm-all")
     cache = None
     if args.cache is not None:
-        from tuning.cache import TuningCache
-        cache = TuningCache(args.cache, k)
+        cache = _cache(args.cache, k)
     rows = []
     with console.progress(len(SCHEMES) * len(shapes), "tune --buckets", unit="shape") as shown:
         for scheme in SCHEMES:
