@@ -15,7 +15,9 @@ module of :mod:`tilebound.commands` each, plus any a plugin names in the entry-p
 
 Errors: bad input anywhere is :class:`~base.errors.BadInput`, printed as one line
 ``tilebound: <param>: <problem>`` with exit status 2 (argparse's own errors too); any other exception
-is a bug and shows its traceback.  A plugin (a model, check, listing or command module) that fails to
+is a bug and shows its traceback.  An empty or blank value of any option or argument (``--shapes ''``: an unset
+shell variable) is refused naming it, never read as the option left out (:func:`tilebound.commands.refuse_empty`).
+A plugin (a model, check, listing or command module) that fails to
 import is a :class:`~base.discovery.PluginError`: one line naming it, and under ``--debug`` (before or
 after the subcommand) the plugin's own traceback first.  Ctrl-C exits with 130 and ``tilebound:
 interrupted``, a closed pipe quietly with 141, and an output stream that cannot be written (a full disk,
@@ -41,7 +43,16 @@ PROG = "tilebound"
 
 class _Parser(console.ArgumentParser):
     """One-line usage errors (:class:`base.console.ArgumentParser`); ``--help`` text whose write fails is not
-    swallowed, as argparse would (``> /dev/full`` exited 0)."""
+    swallowed, as argparse would (``> /dev/full`` exited 0); an empty value refused
+    (:func:`tilebound.commands.refuse_empty`)."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        ns, rest = super().parse_known_args(args, namespace)
+        for action in self._actions:
+            value = getattr(ns, action.dest, None)
+            if value is not action.default:
+                commands.refuse_empty(action, value)
+        return ns, rest
 
     def _print_message(self, message, file=None):
         if message:

@@ -6,22 +6,39 @@ grader's formula in :mod:`verify` shares; its module docstring states the sign r
 
 ``--at N=4096 d=64`` (or ``N=4096,d=64``) gives ``{"N": 4096, "d": 64}``; ``--vary N=512,1024`` a list of
 values and ``--vary N=512..4096`` the doublings from 512 to 4096; ``--vary N,N_k=...`` ties parameters.  A
-sweep of more than :data:`MAX_POINTS` points is refused before any point is built.  Every bad input is
-:class:`~base.errors.BadInput` naming the parameter.
+sweep of more than :data:`MAX_POINTS` points is refused before any point is built.  An integer option
+(``tune --budget 10**3``, ``llm --context 2**15``, ``--jobs 4``) is read by the same reader, then range-checked by
+:func:`base.validate.integer`: :func:`parse_integer`.  Every bad input is :class:`~base.errors.BadInput` naming
+the parameter.
 """
 
 from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+from base import validate
 from base.errors import BadInput
 from base.typed import MAX_EXPONENT, MAX_MAGNITUDE, parse_number, shown  # noqa: F401  (re-exported)
 
-__all__ = ["parse_number", "parse_assignments", "parse_vary", "tied", "varied", "expand", "sweep_points",
-           "refuse_overlap", "shown", "MAX_POINTS", "MAX_EXPONENT", "MAX_MAGNITUDE"]
+__all__ = ["parse_number", "parse_integer", "parse_assignments", "parse_vary", "tied", "varied", "expand",
+           "sweep_points", "refuse_overlap", "shown", "MAX_POINTS", "MAX_EXPONENT", "MAX_MAGNITUDE"]
 
 #: a sweep (table or plot) of more points than this is refused up front
 MAX_POINTS = 10_000
+
+
+def parse_integer(name: str, text, least: int | None = None, most: int | None = None) -> int:
+    """An integer option's value: ``text`` read as ``--at`` reads a number (``100``, ``4_096``, ``2**20``,
+    ``10**9``, ``1e3``), then an int in ``[least, most]`` (either end may be ``None``); :class:`BadInput` naming
+    ``name`` otherwise (``7/2`` is not an integer, ``-1`` is below a least of 0)."""
+    try:
+        v = parse_number(name, text)
+    except BadInput as exc:
+        if not exc.problem.startswith("expected a number"):
+            raise                                   # an exponent or a size out of range: its own message
+        shown_text = str(text) if len(str(text)) <= 40 else str(text)[:40] + "..."
+        raise BadInput(name, f"must be an integer (e.g. 100, 4_096, 2**20, 10**9), got {shown_text!r}") from None
+    return validate.integer(name, v, least=least, most=most)
 
 
 def parse_assignments(items: Sequence[str] | None, option: str = "at") -> dict:

@@ -78,22 +78,21 @@ def shape(M, N, K, name: str = "") -> Shape:
 
 def parse_shape(text: str) -> Shape:
     """``"M,N,K"`` (also ``MxNxK``) as a :class:`Shape`; :class:`~base.errors.BadInput` naming ``shape``
-    for a malformed text, or the size (``M``, ``N``, ``K``) that is not a positive integer."""
+    for a malformed text, or the size (``M``, ``N``, ``K``) that is not a positive integer.  A size is read as
+    ``--at`` reads a number (:func:`base.typed.parse_number`: ``4096``, ``4_096``, ``2**12``, ``10**9``), so
+    the command line takes one integer syntax everywhere."""
+    from base.typed import parse_number
     parts = [p.strip() for p in str(text).replace("x", ",").replace("×", ",").split(",")]
     if len(parts) != 3 or not all(parts):
         raise BadInput("shape", f"give three sizes M,N,K (e.g. 4096,4096,4096), got {text!r}")
     sizes = []
     for name, p in zip("MNK", parts):
         try:
-            v = int(p.replace("_", ""))
-        except ValueError:
-            if p.replace("_", "").isdigit():              # beyond Python's digit limit for int()
-                raise BadInput("shape", f"{name} has {len(p)} digits, beyond the GEMM time model's range "
-                                        "(sizes below 2**62)") from None
-            raise BadInput(name, f"must be a positive integer written in digits (e.g. 4096), got {p[:40]!r} in "
-                                 f"--shape {text[:120]!r}") from None
-        if v < 1:
-            raise BadInput(name, f"must be a positive integer, got {v} in --shape {text!r}")
+            v = parse_number(name, p)
+        except BadInput as exc:
+            raise BadInput(name, f"{exc.problem} in --shape {text[:120]!r}") from None
+        if isinstance(v, int) and v < 1:
+            raise BadInput(name, f"must be a positive integer, got {v} in --shape {text[:120]!r}")
         sizes.append(v)
     return shape(*sizes)
 

@@ -422,7 +422,7 @@ BAD = [
     (("show", "toy.halo", "--at", "N=1/2"), "N: must be an integer"),
     (("show", "toy.halo", "--dtype", "fp12"), "dtype: unknown element type 'fp12'"),
     (("show", "toy.halo", "--copies", "0"), "copies: must be >= 1, got 0"),
-    (("show", "toy.halo", "--copies", "x"), "show: argument --copies: invalid int value: 'x'"),
+    (("show", "toy.halo", "--copies", "x"), "copies: must be an integer (e.g. 100, 4_096, 2**20, 10**9), got 'x'"),
     (("table", "toy.halo", "--vary", "N"), "vary: expected NAME=V1,V2"),
     (("table", "toy.halo", "--vary", "N=8..4"), "N: range '8..4'"),
     (("table", "toy.halo", "--vary", "N=8", "--at", "N=4"), "N: given by both --at and --vary"),
@@ -438,7 +438,7 @@ BAD = [
     (("table", "toy.halo", "--vary", "N=8", "--per", "N**2**99"), "exponent 99 out of range (-64 to 64)"),
     (("table", "toy.halo", "--vary", "N=8", "--per", "N/0"), "per: cannot read 'N/0': division by zero"),
     (("table", "toy.halo", "--vary", "N=8", "--per", "N-N"), "per: 'N-N' is 0"),
-    (("table", "toy.halo", "--vary", "N=8", "--per", ""), "per: cannot read '': it is empty"),
+    (("table", "toy.halo", "--vary", "N=8", "--per", ""), "per: an empty value (an unset shell variable?)"),
     (("table", "toy.halo", "--vary", "N=8", "-q", "bytes"), "quantity: toy.halo has no quantity 'bytes'"),
     (("table", "toy.halo", "--vary", "N=8", "-q", "read"), "quantity: toy.halo has no quantity 'read'; did you mean reads"),
     (("table", "toy.halo", "--vary", "N=8", "--ratio", "toy.cpy"), "model: unknown model 'toy.cpy'; did you mean toy.copy"),
@@ -450,7 +450,7 @@ BAD = [
     (("table", "toy.pair", "--vary", "N=64", "--per", "theta"),
      "per: the theta of toy.pair's total, N²/P, is in P, not its parameters; give --per as an expression in N, R, C"),
     (("latex", "toy.halo", "-o", "/no/such/folder/notes.tex"), "output: cannot write '/no/such/folder/notes.tex'"),
-    (("latex", "toy.halo", "-o", ""), "output: an empty file name"),
+    (("latex", "toy.halo", "-o", ""), "output: an empty value (an unset shell variable?)"),
     (("latex", "toy.halo", "--at", "N=64"), "at: latex uses --at only for its sweep tables"),
 ]
 
@@ -467,7 +467,7 @@ def test_bad_input_exits_2_with_one_line(capsys, toys, argv, message):
 PLOT_BAD = [
     (("-o", "halo.xyz"), "output: cannot tell an image format from 'halo.xyz'"),
     (("-o", "/no/such/folder/halo.png"), "output: cannot write '/no/such/folder/halo.png'"),
-    (("-o", ""), "output: an empty file name"),
+    (("-o", ""), "output: an empty value (an unset shell variable?)"),
 ]
 
 

@@ -141,8 +141,8 @@ REFUSED = [
      "given by both --at and --vary"),
     ("--at on latex without a table", ["latex", "attention.fa1.fwd.paper", "--at", "N=1024"], "at",
      "latex uses --at only for its sweep tables"),
-    ("-o ''", ["latex", "attention.fa1.fwd", "-o", ""], "output", "an empty file name"),
-    ("plot -o ''", ["plot", "attention.fa1.fwd", "--vary", "N=64,128", "-o", ""], "output", "an empty file name"),
+    ("-o ''", ["latex", "attention.fa1.fwd", "-o", ""], "output", "an empty value"),
+    ("plot -o ''", ["plot", "attention.fa1.fwd", "--vary", "N=64,128", "-o", ""], "output", "an empty value"),
     ("non-integral N", ["show", "attention.fa1.fwd.paper", "--at", "N=1.5"], "N", "integer"),
     ("N = inf", ["show", "attention.fa1.fwd.paper", "--at", "N=inf"], "N", ""),
     ("L = inf", ["show", "latency.pipeline", "--at", "n=10", "S=2", "L=inf", "t_x=2e-7", "t_c=3e-7"], "L", ""),
@@ -545,6 +545,64 @@ def test_a_dtype_a_table_cannot_use_is_noted(capsys, argv, note):
     assert note in out and "bytes (fp" not in out, out
 
 
+# class 8: an empty or blank value (an unset shell variable) read as the option left out - tune --shapes '' ran the
+# default set, table --dtype '' dropped the bytes column, plot -q '' drew the main quantity - or refused as an
+# unknown name; now every option and argument of every subcommand refuses it, naming itself
+EMPTY = [
+    ("tune --shapes", ["tune", "--shapes", "{v}"], "shapes"),
+    ("tune --shape", ["tune", "--shape", "{v}"], "shape"),
+    ("tune --gpu", ["tune", "--gpu", "{v}", "--shape", "16,16,16"], "gpu"),
+    ("tune --strategy", ["tune", "--strategy", "{v}", "--shape", "16,16,16"], "strategy"),
+    ("tune --budget", ["tune", "--budget", "{v}"], "budget"),
+    ("tune --seeds", ["tune", "--seeds", "{v}"], "seeds"),
+    ("tune --max-runs", ["tune", "--max-runs", "{v}"], "max-runs"),
+    ("tune --cache", ["tune", "--cache", "{v}"], "cache"),
+    ("tune --plot", ["tune", "--plot", "{v}"], "plot"),
+    ("table --dtype", ["table", "gemm.tiled", "--vary", "M=64", "--dtype", "{v}"], "dtype"),
+    ("table -q", ["table", "gemm.tiled", "--vary", "M=64", "-q", "{v}"], "quantity"),
+    ("table --ratio", ["table", "gemm.tiled", "--vary", "M=64", "--ratio", "{v}"], "ratio"),
+    ("table --per", ["table", "gemm.tiled", "--vary", "M=64", "--per", "{v}"], "per"),
+    ("table --vary", ["table", "gemm.tiled", "--vary", "{v}"], "vary"),
+    ("table MODEL", ["table", "{v}", "--vary", "M=64"], "model"),
+    ("show MODEL", ["show", "{v}"], "model"),
+    ("show --at", ["show", "gemm.tiled", "--at", "{v}"], "at"),
+    ("show --dtype", ["show", "gemm.tiled", "--dtype", "{v}"], "dtype"),
+    ("show --hw", ["show", "gemm.tiled", "--hw", "{v}"], "hw"),
+    ("show --counts", ["show", "moe.grouped", "--counts", "{v}"], "counts"),
+    ("show --copies", ["show", "gemm.tiled", "--copies", "{v}"], "copies"),
+    ("plot -q", ["plot", "gemm.tiled", "--vary", "M=64,128", "-q", "{v}", "-o", "{tmp}/p.png"], "quantity"),
+    ("plot -o", ["plot", "gemm.tiled", "--vary", "M=64,128", "-o", "{v}"], "output"),
+    ("plot MODEL", ["plot", "{v}", "--vary", "M=64,128", "-o", "{tmp}/p.png"], "model"),
+    ("latex --title", ["latex", "gemm.tiled", "--standalone", "--title", "{v}", "-o", "{tmp}/n.tex"], "title"),
+    ("latex --split", ["latex", "gemm.tiled", "--split", "{v}"], "split"),
+    ("latex --jobs", ["latex", "gemm.tiled", "--standalone", "--jobs", "{v}"], "jobs"),
+    ("latex MODEL", ["latex", "{v}"], "model"),
+    ("html --title", ["html", "gemm.tiled", "-o", "{tmp}/site", "--title", "{v}"], "title"),
+    ("html -o", ["html", "gemm.tiled", "-o", "{v}"], "output"),
+    ("splits --gpu", ["splits", "--gpu", "{v}"], "gpu"),
+    ("llm CONFIG", ["llm", "{v}"], "config"),
+    ("llm --phase", ["llm", "llama-3.1-8b", "--phase", "{v}"], "phase"),
+    ("llm --batch", ["llm", "llama-3.1-8b", "--batch", "{v}"], "batch"),
+    ("llm --kv-dtype", ["llm", "llama-3.1-8b", "--kv-dtype", "{v}"], "kv-dtype"),
+    ("llm --weights", ["llm", "llama-3.1-8b", "--weights", "{v}"], "weights"),
+    ("llm --format", ["llm", "llama-3.1-8b", "--format", "{v}"], "format"),
+    ("llm -o", ["llm", "llama-3.1-8b", "-o", "{v}"], "output"),
+    ("llm --plot", ["llm", "llama-3.1-8b", "--plot", "{v}"], "plot"),
+    ("grade FILE.py:FUNC", ["grade", "{v}", "--against", "gemm.tiled", "-q", "reads"], "function"),
+    ("grade --formula", ["grade", "--formula", "{v}", "--against", "gemm.tiled", "-q", "reads"], "formula"),
+    ("grade --against", ["grade", "--formula", "M", "--against", "{v}", "-q", "reads"], "against"),
+]
+
+
+@pytest.mark.parametrize("blank", ["", "  "], ids=["empty", "blank"])
+@pytest.mark.parametrize("argv,param", [r[1:] for r in EMPTY], ids=[r[0] for r in EMPTY])
+def test_an_empty_value_is_refused_naming_its_option(capsys, tmp_path, argv, param, blank):
+    rc, out, err = run(capsys, _argv([a.replace("{v}", blank) for a in argv], tmp_path))
+    assert rc == 2 and out == "", (out[-300:], err)
+    one_line(err, param)
+    assert "an empty value (an unset shell variable?)" in err and _written(tmp_path) == [], err
+
+
 # class 13: an executor that states its work runs wherever the work is within the plot's budget, not only up to its
 # default sweep's largest size: the LRU simulation of gemm.l2.lru (2 x 8 x 8 x 16 = 2,048 tile requests at
 # M = N = K = 1024) and the tiled GEMM (64 programs x 2 K-steps at M = 8192, N = K = 64: 128 iterations)
@@ -628,3 +686,56 @@ def test_a_missing_folder_is_still_said_to_be_missing(capsys, tmp_path):
     assert rc == 2
     one_line(err, "split")
     assert f"the folder '{tmp_path / 'none'}' does not exist" in err
+
+
+# class 17: integer options read as --at reads numbers (10**9 said "must be an integer, got '10**9'"), then
+# refused by their own limits - or taken
+INTEGERS_REFUSED = [
+    ("tune --budget 10**9", ["tune", "--budget", "10**9"], "budget", "must be <= 6000, got 1000000000"),
+    ("tune --budget 7/2", ["tune", "--budget", "7/2"], "budget", "must be an integer, got 7/2"),
+    ("tune --seeds 10**9", ["tune", "--shape", "16,16,16", "--strategy", "random", "--seeds", "10**9"], "seeds",
+     "1000000000 seeds = 1000000000 runs of 100 evaluations, more than --max-runs 20000"),
+    ("tune --max-runs 2**-1", ["tune", "--max-runs", "2**-1"], "max-runs", "must be an integer, got 1/2"),
+    ("llm --batch 10**9", ["llm", "llama-3.1-8b", "--batch", "10**9"], "batch", "exceeds the kernel's 32-bit int"),
+    ("llm --context 10**30", ["llm", "llama-3.1-8b", "--context", "10**30"], "context",
+     "exceeds llama-3.1-8b's max_position_embeddings 131,072"),
+    ("llm --context -2**3", ["llm", "llama-3.1-8b", "--context=-2**3"], "context", "must be >= 0, got -8"),
+    ("llm --jobs 10**9", ["llm", "llama-3.1-8b", "--verify", "--jobs", "10**9"], "jobs",
+     "an integer from 1 to 256 or auto, got 1,000,000,000"),
+    ("html --jobs 2**9", ["html", "gemm.tiled", "-o", "{tmp}/site", "--jobs", "2**9"], "jobs",
+     "an integer from 1 to 256 or auto, got 512"),
+    ("latex --jobs 10**9", ["latex", "gemm.tiled", "--standalone", "--jobs", "10**9"], "jobs",
+     "an integer from 1 to 256 or auto, got 1,000,000,000"),
+    ("show --copies 0.5", ["show", "gemm.tiled", "--copies", "0.5"], "copies", "must be an integer, got 1/2"),
+    ("show --copies x", ["show", "gemm.tiled", "--copies", "x"], "copies", "must be an integer (e.g. 100"),
+    ("grade --max-examples 10**9", ["grade", "--against", "gemm.tiled", "-q", "reads", "--formula", "M",
+                                    "--max-examples", "10**9"], "max-examples", "from 1 to 100,000, got 1000000000"),
+]
+
+
+@pytest.mark.parametrize("argv,param,words", [r[1:] for r in INTEGERS_REFUSED], ids=[r[0] for r in INTEGERS_REFUSED])
+def test_an_integer_option_is_read_as_at_reads_it_and_refused_by_its_own_limit(capsys, tmp_path, argv, param, words):
+    rc, out, err = run(capsys, _argv(argv, tmp_path))
+    assert rc == 2 and out == "", (out[-300:], err)
+    one_line(err, param)
+    assert words in err and _written(tmp_path) == [], err
+
+
+INTEGERS_TAKEN = [
+    ("tune --max-runs 10**12", ["tune", "--shape", "16,16,16", "--strategy", "random", "--budget", "5", "--seeds", "1",
+                                "--max-runs", "10**12"], "random"),
+    ("tune --budget 1e1 --seeds 2**1", ["tune", "--shape", "16,16,16", "--strategy", "random", "--budget", "1e1",
+                                        "--seeds", "2**1"], "H100, 16x16x16, 2 seeds"),
+    ("tune --shape 2**4,16,16", ["tune", "--shape", "2**4,2**4,16", "--strategy", "random", "--budget", "5",
+                                 "--seeds", "1"], "16x16x16"),
+    ("llm --batch 2**3 --context 2**10", ["llm", "llama-3.1-8b", "--batch", "2**3", "--context", "2**10"],
+     "batch 8, context 1,024"),
+    ("show --copies 2**10", ["show", "gemm.tiled", "--at", "M=64", "--copies", "2**10"], "1,024 independent copies"),
+]
+
+
+@pytest.mark.parametrize("argv,words", [r[1:] for r in INTEGERS_TAKEN], ids=[r[0] for r in INTEGERS_TAKEN])
+def test_an_integer_option_takes_the_at_syntax(capsys, argv, words):
+    rc, out, err = run(capsys, argv)
+    assert rc == 0 and "Traceback" not in err, err
+    assert words in out, out[-1500:]

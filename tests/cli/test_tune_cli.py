@@ -171,8 +171,8 @@ def test_buckets_table(capsys):
     (["--shape", f"{2**40},{2**40},4096"], "shape"),
     (["--buckets", "--shape", f"{10**30},4096,4096"], "shape"),
     (["--learned", "--shape", f"{2**62},16,16"], "shape"),
-    (["--shape", "10**30,4096,4096"], "M"),                           # --shape takes digits
-    (["--shape", "1" * 5000 + ",4096,4096"], "shape"),               # beyond int()'s digit limit
+    (["--shape", "10**30,4096,4096"], "shape"),                       # read as --at reads it: beyond the model
+    (["--shape", "1" * 5000 + ",4096,4096"], "M"),                   # more digits than a number may have
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, param):
     base = [] if {"--shape", "--shapes", "--buckets"} & set(argv) else ["--shape", "16,16,16"]

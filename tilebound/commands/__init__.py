@@ -10,18 +10,23 @@ one line, and with its traceback under ``tilebound --debug``.
 A command module imports only what its arguments need at the top: heavy imports go inside ``run``, so that
 building the parser (which imports every command module) keeps ``tilebound list`` cheap.
 
-The helpers below are what several commands share: model lookup by name or pattern, the element type, and
-the output target of ``--format``.
+The helpers below are what several commands share: model lookup by name or pattern, the element type, the
+output target of ``--format``, and the one integer option type, :class:`IntOption` (``--budget 10**3``,
+``--context 2**15``; with ``jobs=True`` also ``auto``): every integer option of every subcommand is read by
+:func:`tilebound.numbers.parse_integer`, the reader of ``--at``, and refused naming the option.
 """
 
 from __future__ import annotations
+
+import argparse
 
 from base.errors import BadInput
 
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
-__all__ = ["Command", "commands", "GROUP", "FORMATS", "AT_HELP", "model", "models", "dtype", "unicode_ok", "target"]
+__all__ = ["Command", "commands", "GROUP", "FORMATS", "AT_HELP", "IntOption", "refuse_empty", "model", "models",
+           "dtype", "unicode_ok", "target"]
 
 #: the entry-point group of plugin subcommands
 GROUP = "tilebound.commands"
@@ -58,6 +63,60 @@ def commands() -> dict[str, Command]:
     commands of one name are a :class:`~base.discovery.PluginError` naming both modules)."""
     from base.discovery import discover
     return discover(__name__, GROUP, Command, "command")
+
+
+# ----------------------------------------------------------------------------------- option values
+def refuse_empty(action: argparse.Action, value) -> None:
+    """:class:`BadInput` naming the option (or argument) of ``action`` when ``value``, or an item of it, is a
+    string that is empty or blank: what an unset shell variable gives (``--shapes "$SET"``), which would
+    otherwise read as the option left out and run the default silently (``tune --shapes ''``), or as a
+    name that cannot exist."""
+    for v in value if isinstance(value, (list, tuple)) else (value,):
+        if not isinstance(v, str) or v.strip():
+            continue
+        meta = action.metavar if isinstance(action.metavar, str) else action.dest.upper()
+        if action.option_strings:
+            opt = max(action.option_strings, key=len)
+            name, give = opt.lstrip("-"), f"{opt} {meta}"
+            if not action.required:
+                give += f", or leave {opt} out"
+        else:
+            name = meta.lower() if meta.isidentifier() else action.dest
+            give = meta
+        raise BadInput(name, f"an empty value (an unset shell variable?); give {give}")
+
+
+class IntOption(argparse.Action):
+    """An integer option: ``s.add_argument("--budget", action=IntOption, least=1, default=100)``.
+
+    The value is read as ``--at`` reads a number (``100``, ``4_096``, ``2**20``, ``10**9``, ``1e3``;
+    :func:`tilebound.numbers.parse_integer`) and range-checked against ``least`` and ``most``; anything else is
+    :class:`~base.errors.BadInput` naming the option (``budget``, ``max-runs``), raised while the arguments are
+    parsed, so before any work.  ``jobs=True``: a ``--jobs`` value, ``auto`` (one process per usable CPU) or 1
+    to :data:`base.pool.MAX_JOBS` (:func:`base.pool.jobs_from`'s range).  A default is used as it is (give
+    an int)."""
+
+    def __init__(self, option_strings, dest, least=None, most=None, jobs=False, **kwargs):
+        self.least, self.most, self.jobs = least, most, jobs
+        super().__init__(option_strings, dest, **kwargs)
+
+    @property
+    def param(self) -> str:
+        """The name a refusal gives: the longest option string without its dashes (``max-runs``)."""
+        return max(self.option_strings, key=len).lstrip("-") if self.option_strings else self.dest
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        refuse_empty(self, values)
+        setattr(namespace, self.dest, self.parse(values))
+
+    def parse(self, text) -> int:
+        from ..numbers import parse_integer
+        if self.jobs:
+            from base.pool import jobs_from
+            if str(text).strip() == "auto":
+                return jobs_from("auto")
+            return jobs_from(str(parse_integer(self.param, text)))          # its range and its message
+        return parse_integer(self.param, text, self.least, self.most)
 
 
 # ----------------------------------------------------------------------------------- shared helpers

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from base.errors import BadInput
 
-from . import Command
+from . import Command, IntOption
 
 DESCRIPTION = ("Grade a student's formula (--formula, read by the --per grammar: no code runs) or Python function "
                "(FILE.py:FUNC: this runs their code) against the model's executed count: the smallest point where "
@@ -40,7 +40,7 @@ def add_arguments(s) -> None:
     s.add_argument("--leading", action="store_true",
                    help="grade only the leading term with its constant, over the model's regime (--formula only)")
     s.add_argument("--json", action="store_true", help="write the grade as JSON (for an autograder)")
-    s.add_argument("--max-examples", type=int, default=None, metavar="N",
+    s.add_argument("--max-examples", action=IntOption, default=None, metavar="N",
                    help="points hypothesis draws (default 200)")
 
 

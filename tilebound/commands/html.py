@@ -28,9 +28,9 @@ import os
 from dataclasses import dataclass
 
 from base.errors import BadInput
-from base.pool import MAX_JOBS, jobs_from, usable_cpus
+from base.pool import MAX_JOBS, usable_cpus
 
-from . import AT_HELP, Command
+from . import AT_HELP, Command, IntOption
 
 #: why a page has no figure, when matplotlib (the plot extra) is not installed
 NO_FIGURE = ("No figure: drawing needs matplotlib (the plot extra, pip install 'tilebound[plot]'); the table "
@@ -46,7 +46,7 @@ def add_arguments(s) -> None:
     s.add_argument("--no-figures", action="store_true", help="no figures")
     s.add_argument("--no-listings", action="store_true", help="no algorithm listings")
     s.add_argument("--title", default="tilebound: cost formulas of tiled GPU algorithms", help="the index's title")
-    s.add_argument("--jobs", default=None, metavar="N",
+    s.add_argument("--jobs", action=IntOption, jobs=True, default=None, metavar="N",
                    help=f"draw the pages in N processes (1 to {MAX_JOBS}, or auto: one per usable CPU, the default); "
                         "the same pages either way")
     s.add_argument("--force", action="store_true",
@@ -65,7 +65,7 @@ def run(args, out) -> int:
     folder = _split_folder(args.output, "output", "-o")
     _refuse_foreign_folder(folder, args.force)
     at = numbers.parse_assignments(args.at)
-    jobs = usable_cpus() if args.jobs is None else jobs_from(args.jobs)
+    jobs = usable_cpus() if args.jobs is None else args.jobs           # read by IntOption
     names = registry.select(list(args.models) or None)
     if at:                                             # the names --at gives, and their values, before any work
         chosen = _models(args.models)

@@ -34,9 +34,9 @@ import os
 from dataclasses import dataclass
 
 from base.errors import BadInput
-from base.pool import MAX_JOBS, jobs_from, usable_cpus
+from base.pool import MAX_JOBS, usable_cpus
 
-from . import AT_HELP, Command
+from . import AT_HELP, Command, IntOption
 
 
 def add_arguments(s) -> None:
@@ -52,7 +52,7 @@ def add_arguments(s) -> None:
     s.add_argument("--no-figures", action="store_true", help="no figures in --standalone/--split")
     s.add_argument("--no-listings", action="store_true", help="no algorithm listings in --standalone/--split")
     s.add_argument("--title", default="tilebound: cost formulas of tiled GPU algorithms")
-    s.add_argument("--jobs", default=None, metavar="N",
+    s.add_argument("--jobs", action=IntOption, jobs=True, default=None, metavar="N",
                    help=f"--standalone/--split: draw the models in N processes (1 to {MAX_JOBS}, or auto: one per "
                         "usable CPU, the default); the same text either way")
     s.add_argument("-o", "--output", help="write to this file instead of standard output")
@@ -82,7 +82,7 @@ def run(args, out) -> int:
     rich = args.standalone or args.split is not None
     if args.jobs is not None and not rich:
         raise BadInput("jobs", "--jobs draws the models of --standalone or --split in processes; add one of them")
-    jobs = usable_cpus() if args.jobs is None else jobs_from(args.jobs)
+    jobs = usable_cpus() if args.jobs is None else args.jobs           # read by IntOption
     names, plan = _plan(args, rich)
     if rich:
         rendered = _rendered(names, plan, jobs)

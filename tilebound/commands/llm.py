@@ -20,7 +20,7 @@ import json
 
 from base.errors import BadInput
 
-from . import Command
+from . import Command, IntOption
 
 __all__ = ["COMMAND", "run", "tables"]
 
@@ -32,36 +32,30 @@ def add_arguments(s) -> None:
                                   "mistral-7b, qwen2.5-7b, gemma-2-9b, mixtral-8x7b, deepseek-v3")
     s.add_argument("--gpu", default="H100", help="A100, A100-80GB, H100, H200, B200 (default H100)")
     s.add_argument("--phase", default="decode", help="prefill or decode (default decode)")
-    s.add_argument("--batch", default="1", help="sequences in the step (default 1)")
-    s.add_argument("--context", default="0", help="tokens already in each sequence's KV cache (default 0)")
-    s.add_argument("--new-tokens", default="1", dest="new_tokens",
+    s.add_argument("--batch", action=IntOption, least=1, default=1, metavar="N",
+                   help="sequences in the step (default 1; 64, 2**6 are read as --at reads them)")
+    s.add_argument("--context", action=IntOption, least=0, default=0, metavar="N",
+                   help="tokens already in each sequence's KV cache (default 0)")
+    s.add_argument("--new-tokens", action=IntOption, least=1, default=1, dest="new_tokens", metavar="N",
                    help="new tokens a sequence: the prompt in prefill, 1 or more in decode (default 1)")
     s.add_argument("--dtype", default="bf16", help="activations and arithmetic: bf16, fp16, fp8 (default bf16)")
-    s.add_argument("--kv-dtype", default=None, dest="kv_dtype", help="the KV cache: bf16, fp16, fp8 (default --dtype)")
+    s.add_argument("--kv-dtype", default=None, dest="kv_dtype", metavar="DTYPE",
+                   help="the KV cache: bf16, fp16, fp8 (default --dtype)")
     s.add_argument("--weights", default="bf16", help="bf16, fp16, fp8 (block-scaled), mxfp8, mxfp4, nvfp4")
-    s.add_argument("--tp", default="1", help="tensor-parallel degree (default 1)")
+    s.add_argument("--tp", action=IntOption, least=1, default=1, metavar="T", help="tensor-parallel degree (default 1)")
     s.add_argument("--allow-long-context", action="store_true", dest="allow_long_context",
                    help="price a context beyond the config's max_position_embeddings")
     s.add_argument("--explain", action="store_true", help="say why each operation's parameters were chosen")
     s.add_argument("--verify", action="store_true",
                    help="run every operation's executor (count-only) at the step's shapes, row by row")
-    s.add_argument("--jobs", default=None,
-                   help="--verify: executors in this many processes (default: the usable CPUs, at most 16)")
+    s.add_argument("--jobs", action=IntOption, jobs=True, default=None, metavar="N",
+                   help="--verify: executors in this many processes (1 to 256, or auto: one per usable CPU; "
+                        "default: the usable CPUs, at most 16)")
     s.add_argument("--format", default="text", help="text, json, markdown, latex (default text)")
     s.add_argument("-o", "--output", default=None, metavar="PATH", help="write to PATH instead of standard output")
     s.add_argument("--split", default=None, metavar="DIR", help="LaTeX fragments into DIR, one per table")
     s.add_argument("--plot", default=None, metavar="PATH", help="an image of the step's time by operation")
     s.add_argument("--force", action="store_true", help="overwrite files tilebound did not write")
-
-
-def _int_option(name: str, text: str, least: int) -> int:
-    t = str(text).strip().replace("_", "")
-    if not t.lstrip("-").isdigit():
-        raise BadInput(name, f"must be an integer, got {text!r}")
-    v = int(t)
-    if v < least:
-        raise BadInput(name, f"must be >= {least}, got {v}")
-    return v
 
 
 # ------------------------------------------------------------------------------------------ tables
@@ -158,9 +152,8 @@ def run(args, out) -> int:
     fmt = str(args.format).lower()
     if fmt not in FORMATS:
         raise BadInput("format", f"must be one of {', '.join(FORMATS)}, got {args.format!r}")
-    kw = dict(batch=_int_option("batch", args.batch, 1), context=_int_option("context", args.context, 0),
-              new_tokens=_int_option("new-tokens", args.new_tokens, 1), tp=_int_option("tp", args.tp, 1))
-    jobs = _int_option("jobs", args.jobs, 1) if args.jobs is not None else min(usable_cpus(), 16)
+    kw = dict(batch=args.batch, context=args.context, new_tokens=args.new_tokens, tp=args.tp)   # read by IntOption
+    jobs = args.jobs if args.jobs is not None else min(usable_cpus(), 16)
     if args.split is not None:
         if args.output is not None:
             raise BadInput("split", "--split writes its own files into DIR; drop -o")

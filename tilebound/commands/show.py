@@ -3,9 +3,7 @@ and the roofline time on a GPU of the hardware table."""
 
 from __future__ import annotations
 
-from base.errors import BadInput
-
-from . import AT_HELP, COUNTS_HELP, FORMATS, Command
+from . import AT_HELP, COUNTS_HELP, FORMATS, Command, IntOption
 
 
 def add_arguments(s) -> None:
@@ -15,7 +13,7 @@ def add_arguments(s) -> None:
     s.add_argument("--dtype", default="fp16",
                    help="element type for bytes and the tensor peak (fp16, bf16, fp8, fp32; default fp16)")
     s.add_argument("--hw", default="A100", help="hardware for the roofline (default A100)")
-    s.add_argument("--copies", type=int, default=1, metavar="K",
+    s.add_argument("--copies", action=IntOption, least=1, default=1, metavar="K",
                    help="roofline of K independent instances, e.g. batch x heads (default 1)")
     s.add_argument("--format", choices=FORMATS, default="text")
 
@@ -35,8 +33,6 @@ def run(args, out) -> int:
     at = parse_assignments(args.at)
     hw = get_hardware(args.hw)
     element = dtype(args.dtype)
-    if args.copies < 1:
-        raise BadInput("copies", f"must be >= 1, got {args.copies}")
     m = with_inputs(model(args.model), args)
     report.check_names(at, [m])
     pt = report.point(m, at) if args.at else None

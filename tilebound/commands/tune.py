@@ -32,7 +32,7 @@ import sys
 from base import console
 from base.errors import BadInput
 
-from . import Command
+from . import Command, IntOption
 
 FORMATS = ("text", "markdown")
 
@@ -47,9 +47,12 @@ def add_arguments(s) -> None:
     s.add_argument("--strategy", default="all",
                    help="strategies, comma-separated, or all (exhaustive, random, coordinate, annealing, genetic, "
                         "tpe, cmaes, triton, model, learned)")
-    s.add_argument("--budget", default="100", help="unique evaluations per run (1..6000)")
-    s.add_argument("--seeds", default="20", help="runs per strategy and shape, seeds 0..SEEDS-1")
-    s.add_argument("--max-runs", default="20000", help="refuse more strategy x shape x seed runs than this")
+    s.add_argument("--budget", action=IntOption, least=1, default=100, metavar="N",
+                   help="unique evaluations per run (1..6000; 100, 10**3 and 1e3 are read as --at reads them)")
+    s.add_argument("--seeds", action=IntOption, least=1, default=20, metavar="N",
+                   help="runs per strategy and shape, seeds 0..SEEDS-1")
+    s.add_argument("--max-runs", action=IntOption, least=1, default=20000, metavar="N",
+                   help="refuse more strategy x shape x seed runs than this")
     s.add_argument("--per-shape", action="store_true", help="a score table per shape, not only the pooled one")
     s.add_argument("--cache", default=None, metavar="DIR", help="replay measurements from (and add them to) DIR")
     s.add_argument("--plot", default=None, metavar="FILE",
@@ -67,27 +70,18 @@ def add_arguments(s) -> None:
 
 
 # ------------------------------------------------------------------------------------------- helpers
-def _int(name: str, text: str, least: int, most: int | None = None) -> int:
-    from base.validate import integer
-    try:
-        v = int(str(text).replace("_", ""))
-    except ValueError:
-        raise BadInput(name, f"must be an integer, got {text!r}") from None
-    return integer(name, v, least=least, most=most)
-
-
 def _shapes(args, default: str) -> tuple:
     """The shapes asked for, each within the time model's range (refused up front, naming ``shape``)."""
     from tuning.schedule import model_shape
     from tuning.shapes import parse_shape, shape_set
-    if args.shape and args.shapes:
+    if args.shape and args.shapes is not None:
         raise BadInput("shape", "give --shape or --shapes, not both")
     if args.shape:
         shapes = tuple(parse_shape(s) for s in args.shape)
         for sh in shapes:
             model_shape(*sh.mnk)
         return shapes
-    return shape_set(args.shapes or default)
+    return shape_set(default if args.shapes is None else args.shapes)
 
 
 def _strategies(text: str) -> list[str]:
@@ -150,9 +144,9 @@ def _run_scores(args, out) -> int:
     k = gpu_constants(args.gpu)
     shapes = _shapes(args, "course")
     strategies = _strategies(args.strategy)
-    budget = _int("budget", args.budget, 1, N_CONFIGS)
-    seeds = _int("seeds", args.seeds, 1)
-    max_runs = _int("max-runs", args.max_runs, 1)
+    from base.validate import integer
+    budget = integer("budget", args.budget, 1, N_CONFIGS)          # read by IntOption; the space's size here
+    seeds, max_runs = args.seeds, args.max_runs
     runs = len(strategies) * len(shapes) * seeds
     if runs > max_runs:
         raise BadInput("seeds", f"{len(strategies)} strategies x {len(shapes)} shapes x {seeds} seeds = {runs} runs "
@@ -364,7 +358,7 @@ def _run_learned(args, out) -> int:
     from tuning.shapes import COURSE_SHAPES, LLM_SCORE_SHAPES
 
     k = gpu_constants(args.gpu)
-    sets = ({"given": _shapes(args, "course")} if (args.shape or args.shapes)
+    sets = ({"given": _shapes(args, "course")} if (args.shape or args.shapes is not None)
             else {"course": COURSE_SHAPES, "llm": LLM_SCORE_SHAPES})
     rows = []
     with console.progress(1 + sum(len(v) for v in sets.values()), "tune --learned", unit="step") as shown:
@@ -394,7 +388,8 @@ def _run_splitk(args, out) -> int:
     from tuning.splitk_space import DECODE_SHAPES, splitk_table
 
     k = gpu_constants(args.gpu)
-    shapes = [sh.mnk for sh in _shapes(args, "course")] if (args.shape or args.shapes) else list(DECODE_SHAPES)
+    given = args.shape or args.shapes is not None
+    shapes = [sh.mnk for sh in _shapes(args, "course")] if given else list(DECODE_SHAPES)
     rows = []
     for c in splitk_table(shapes, k.hw.name):
         rows.append(("x".join(map(str, c.shape)), c.S_k, str(c.best.config), Measure(c.time, "s"), str(c.dp_best),
