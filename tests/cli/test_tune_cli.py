@@ -277,3 +277,19 @@ def test_space_splitk_refuses_the_score_tables_options(capsys, flag):
     assert main(["tune", "--space", "splitk", *flag]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--space splitk" in err
+
+
+def test_max_runs_reaches_the_scores(capsys, monkeypatch):
+    """``--max-runs`` raises the scores' own cap too (``tuning.scores.run_many``'s ``max_runs``, 20,000 by
+    default): 20,001 seeds under ``--max-runs 30000`` are planned, not refused by the library's default."""
+    import tuning.scores
+
+    seen = []
+
+    def fake(name, shapes, budget, seeds, **kw):
+        seen.append((seeds, kw.get("max_runs")))
+        raise KeyboardInterrupt                          # stop before any work: the call is what is checked
+    monkeypatch.setattr(tuning.scores, "run_many", fake)
+    rc, _, err = run(capsys, "--shape", "16,16,16", "--strategy", "random", "--seeds", "20001",
+                     "--max-runs", "30000")
+    assert rc == 130 and seen == [(20001, 30000)], err

@@ -168,7 +168,7 @@ def _run_scores(args, out) -> int:
         for name in strategies:                 # the bar: shapes done over strategies x shapes, and the strategy
             shown.note(name)
             groups[name] = run_many(name, shapes, budget, seeds, gpu=k.hw.name, times_of=replay,
-                                    on_shape=shown.advance)
+                                    on_shape=shown.advance, max_runs=max_runs)
     if args.cache is not None:
         sys.stderr.write(f"note: cache {args.cache}: {measured[0]} config measurements added\n")
     label = f"{k.hw.name}, {len(shapes)} shape{'s' if len(shapes) > 1 else ''}, {seeds} seeds"
