@@ -231,13 +231,15 @@ def _flash_forward_fa1(mem, Qa, Ka, Va, N, Nk, d, Br, Bc, causal):
     mem.store(Oa, slice(None), _full(mem, (N, dv), 0.0))                         # line 2
     mem.store(la, slice(None), _full(mem, (N,), 0.0))
     mem.store(ma, slice(None), _full(mem, (N,), -np.inf))
+    tile = np.empty((N, Bc)) if mem.real else None      # the score tiles' registers, reused by every step
     for j in range(Tc):                                                          # line 5
         cols = slice(j * Bc, min((j + 1) * Bc, Nk))
         Kj, Vj = mem.load(Ka, cols), mem.load(Va, cols)                          # line 6
         r0 = first_visible_query_block(j, N, Nk, Br, Bc) * Br if causal else 0
         rows = slice(r0, N)                                                      # line 7: blocks i >= I_j
         Qi, Oi, li, mi = mem.load(Qa, rows), mem.load(Oa, rows), mem.load(la, rows), mem.load(ma, rows)  # line 8
-        S = mem.matmul(Qi * scale, Kj.T)                                         # line 9
+        S = mem.matmul(Qi * scale, Kj.T,                                         # line 9
+                       out=None if tile is None else tile[r0:, :cols.stop - cols.start])
         if causal:
             S = _mask(S, r0, cols.start, N, Nk)
         m_new, alpha, l_new, PV = _online_softmax(mem, S, Vj, mi, li)            # lines 10-11
@@ -256,17 +258,22 @@ def _flash_forward_fa2(mem, Qa, Ka, Va, N, Nk, d, Br, Bc, causal):
     Oa, La = mem.empty("O", (N, dv)), mem.empty("L", (N,))
     Qs = mem.load(Qa) * scale                  # every query block loads its Q_i once (line 4)
     acc, m, l = _full(mem, (N, dv), 0.0), _full(mem, (N,), -np.inf), _full(mem, (N,), 0.0)
+    # the score tiles' and the P V products' registers, reused by every step
+    tile, pv = (np.empty((N, Bc)), np.empty((N, dv))) if mem.real else (None, None)
     for j in range(Tc):                        # the inner loop of every query block, in step
         i0 = first_visible_query_block(j, N, Nk, Br, Bc) if causal else 0
         r0, cols = i0 * Br, slice(j * Bc, min((j + 1) * Bc, Nk))
         Kj, Vj = mem.load(Ka, cols, copies=Tr - i0), mem.load(Va, cols, copies=Tr - i0)   # line 7, per block
-        S = mem.matmul(Qs[r0:], Kj.T)                                                      # line 8
+        width = cols.stop - cols.start
+        S = mem.matmul(Qs[r0:], Kj.T, out=None if tile is None else tile[r0:, :width])     # line 8
         if causal:
             S = _mask(S, r0, cols.start, N, Nk)
         m_new, alpha, l_new, PV = _online_softmax(mem, S, Vj, m[r0:], l[r0:],
-                                                  masked_rows_impossible=not causal and j > 0)
+                                                  masked_rows_impossible=not causal and j > 0,
+                                                  out=None if pv is None else pv[r0:])
         if mem.real:                                                                       # line 9
-            acc[r0:] = alpha[:, None] * acc[r0:] + PV
+            acc[r0:] *= alpha[:, None]
+            acc[r0:] += PV
             m[r0:], l[r0:] = m_new, l_new
     mem.store(Oa, slice(None), acc / _nonzero(l)[:, None] if mem.real else acc)           # lines 12, 14
     mem.store(La, slice(None), m + np.log(l) if mem.real else l)                          # lines 13, 15
@@ -278,7 +285,7 @@ def _full(mem, shape, value):
     return np.full(shape, value) if mem.real else Phantom(shape)
 
 
-def _online_softmax(mem, S, Vj, m, l, masked_rows_impossible=False):
+def _online_softmax(mem, S, Vj, m, l, masked_rows_impossible=False, out=None):
     """One online-softmax step on a score tile ``S`` (Algorithm 1 lines 10-11 of FlashAttention;
     Algorithm 1 lines 8-9 of FlashAttention-2): returns ``(m_new, alpha, l_new, P~ V_j)`` with
     ``alpha = exp(m - m_new)`` the rescaling of the old state.  Rows masked so far keep ``m = -inf``
@@ -290,7 +297,7 @@ def _online_softmax(mem, S, Vj, m, l, masked_rows_impossible=False):
     ms = m_new if masked_rows_impossible else np.where(np.isfinite(m_new), m_new, 0.0)
     Pt = np.exp(np.subtract(S, ms[:, None], out=S), out=S)     # S is this step's own tile: reuse it
     alpha = np.exp(m - ms)
-    return m_new, alpha, alpha * l + Pt.sum(axis=1), mem.matmul(Pt, Vj)
+    return m_new, alpha, alpha * l + Pt.sum(axis=1), mem.matmul(Pt, Vj, out=out)
 
 
 def _rescale(alpha, l_old, O_old, PV, l_new):

@@ -359,8 +359,9 @@ class GlobalMemory:
         return a.data if self.real else None
 
     # ---- compute
-    def matmul(self, x, y):
-        """``x @ y`` counting ``2 m n k`` FLOPs."""
+    def matmul(self, x, y, out=None):
+        """``x @ y`` counting ``2 m n k`` FLOPs; ``out``: an on-chip buffer of the result's shape to write it
+        into (real mode; a buffer reused across steps, as a kernel reuses its registers)."""
         xs, ys = x.shape, y.shape
         if xs[-1] != ys[0]:
             raise ValueError(f"matmul shapes {xs} @ {ys}")
@@ -368,5 +369,5 @@ class GlobalMemory:
         n = ys[1] if len(ys) > 1 else 1
         self.tally.flops += 2 * m * n * xs[-1]
         if self.real:
-            return x @ y
+            return np.matmul(x, y, out=out) if out is not None else x @ y
         return Phantom(xs[:-1] + ys[1:])
