@@ -49,14 +49,37 @@ def jobs_from(text: str) -> int:
     return n
 
 
+#: where the platform can block a signal for a while (POSIX): workers are started with SIGINT blocked
+_CAN_BLOCK = hasattr(signal, "pthread_sigmask")
+
+
 def _ignore_sigint() -> None:
+    """A worker's first act: ignore SIGINT, then take it off the mask it was started with (a Ctrl-C sent to the
+    process group while it started is dropped, not raised inside multiprocessing's start-up)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if _CAN_BLOCK:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+class _Pool(ProcessPoolExecutor):
+    """A pool whose workers are started (inside :meth:`submit`: all at the first one where it forks) with
+    SIGINT blocked, so that none can see a Ctrl-C before its initializer ignores it; the parent's own Ctrl-C
+    is held for that moment and raised as the submit returns."""
+
+    def submit(self, fn, /, *args, **kwargs):
+        if not _CAN_BLOCK:
+            return super().submit(fn, *args, **kwargs)
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return super().submit(fn, *args, **kwargs)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def process_pool(jobs: int) -> ProcessPoolExecutor:
-    """``jobs`` worker processes, forked where the platform can, each ignoring SIGINT."""
+    """``jobs`` worker processes, forked where the platform can, each ignoring SIGINT from its start."""
     ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_ignore_sigint)
+    return _Pool(max_workers=jobs, mp_context=ctx, initializer=_ignore_sigint)
 
 
 def stop_workers() -> None:

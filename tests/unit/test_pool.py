@@ -55,3 +55,33 @@ def test_jobs_from_refuses_the_rest_naming_jobs(text):
     with pytest.raises(BadInput) as e:
         jobs_from(text)
     assert e.value.param == "jobs" and "1 to 256 or auto" in e.value.problem and len(str(e.value)) < 200
+
+
+_STARTING_WORKERS = """
+import multiprocessing, os, signal, sys
+from base import pool
+
+def on_sigint(signum, frame):                   # base.console.run's handler: the parent's, inherited by a fork
+    raise KeyboardInterrupt
+
+signal.signal(signal.SIGINT, on_sigint)
+for _ in range(5):
+    p = pool.process_pool(2)
+    futures = [p.submit(abs, -k) for k in range(4)]
+    for child in multiprocessing.active_children():   # a Ctrl-C reaching the workers as they start
+        os.kill(child.pid, signal.SIGINT)
+    print(sorted(f.result() for f in futures))
+    p.shutdown()
+"""
+
+
+def test_a_ctrl_c_as_the_workers_start_is_ignored_by_them():
+    """A worker is started with SIGINT blocked until its initializer ignores it: a Ctrl-C that reaches it in
+    that moment (CI saw one, inside multiprocessing's start-up) neither prints a traceback nor breaks the pool."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    p = subprocess.run([sys.executable, "-c", _STARTING_WORKERS], capture_output=True, text=True, timeout=600,
+                       cwd=Path(__file__).resolve().parents[2])
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    assert p.stdout.splitlines() == ["[0, 1, 2, 3]"] * 5
