@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from .errors import BadInput
 
-__all__ = ["parse_number", "shown", "MAX_EXPONENT", "MAX_MAGNITUDE"]
+__all__ = ["parse_number", "shown", "quoted", "MAX_EXPONENT", "MAX_MAGNITUDE"]
 
 #: the largest exponent (and the most digits) a typed number may have (``2**4096``, ``1e4096``)
 MAX_EXPONENT = 4096
@@ -29,31 +29,32 @@ _UINT = re.compile(r"\d+")
 _INT = re.compile(r"[+-]?\d+")
 
 
-def _q(text) -> str:
-    """``text`` quoted for a message, cut to its first 20 characters when long."""
+def quoted(text) -> str:
+    """``text`` quoted for a message, cut to its first 20 characters when longer than 40 (what a refusal shows
+    of what it was given)."""
     text = str(text)
     return repr(text) if len(text) <= 40 else repr(text[:20]) + "..."
 
 
 def _too_big(name: str, text: str) -> BadInput:
-    return BadInput(name, f"{_q(text)} is beyond the largest number a value may be, 10**{MAX_EXPONENT}")
+    return BadInput(name, f"{quoted(text)} is beyond the largest number a value may be, 10**{MAX_EXPONENT}")
 
 
 def _power(name: str, text: str, base: str, exp: str):
     """``base ** exp`` for an unsigned integer base and a signed integer exponent, bounded before it is built."""
     if not (_UINT.fullmatch(base) and _INT.fullmatch(exp)):
-        raise BadInput(name, f"expected a number, got {_q(text)}")
+        raise BadInput(name, f"expected a number, got {quoted(text)}")
     if len(base) > MAX_EXPONENT:
-        raise BadInput(name, f"more than {MAX_EXPONENT} digits in {_q(text)}")
+        raise BadInput(name, f"more than {MAX_EXPONENT} digits in {quoted(text)}")
     e = int(exp) if len(exp) <= len(str(MAX_EXPONENT)) + 1 else None
     if e is None or not -MAX_EXPONENT <= e <= MAX_EXPONENT:
-        raise BadInput(name, f"exponent out of range (-{MAX_EXPONENT} to {MAX_EXPONENT}) in {_q(text)}")
+        raise BadInput(name, f"exponent out of range (-{MAX_EXPONENT} to {MAX_EXPONENT}) in {quoted(text)}")
     b = int(base)
     if b >= 2 and (b.bit_length() - 1) * abs(e) > _MAX_BITS:      # even the smallest estimate is too big
         raise _too_big(name, text)
     if e < 0:
         if b == 0:
-            raise BadInput(name, f"division by zero in {_q(text)}")
+            raise BadInput(name, f"division by zero in {quoted(text)}")
         return Fraction(1, b ** -e)
     return b ** e
 
@@ -67,7 +68,7 @@ def parse_number(name: str, text: str):
     if t[:1] in ("+", "-"):
         sign, t = (-1 if t[0] == "-" else 1), t[1:].lstrip()
     if not t or not (t[0].isdigit() or t[0] == "."):     # one sign only, then a digit: '--2', '-inf' refused
-        raise BadInput(name, f"expected a number, got {_q(text)}")
+        raise BadInput(name, f"expected a number, got {quoted(text)}")
     for op in ("**", "^"):
         if op in t:
             base, _, exp = t.partition(op)
@@ -76,13 +77,13 @@ def parse_number(name: str, text: str):
     else:
         mantissa, e, exponent = t.lower().partition("e")
         if e and _INT.fullmatch(exponent) and abs(int(exponent)) > MAX_EXPONENT:
-            raise BadInput(name, f"exponent out of range (-{MAX_EXPONENT} to {MAX_EXPONENT}) in {_q(text)}")
+            raise BadInput(name, f"exponent out of range (-{MAX_EXPONENT} to {MAX_EXPONENT}) in {quoted(text)}")
         if len(t) > MAX_EXPONENT:
-            raise BadInput(name, f"more than {MAX_EXPONENT} digits in {_q(text)}")
+            raise BadInput(name, f"more than {MAX_EXPONENT} digits in {quoted(text)}")
         try:
             v = Fraction(t)
         except (ValueError, ZeroDivisionError):
-            raise BadInput(name, f"expected a number, got {_q(text)}") from None
+            raise BadInput(name, f"expected a number, got {quoted(text)}") from None
     v = Fraction(v)
     if v.numerator.bit_length() > _MAX_BITS or v.denominator.bit_length() > _MAX_BITS or \
             abs(v.numerator) > MAX_MAGNITUDE or v.denominator > MAX_MAGNITUDE:

@@ -28,8 +28,8 @@ normalised, since two spellings of one config would collide); and each time a po
 float's range or ``null`` (``10**400``, NaN, ``0``, ``true`` are not).  A file written for another space
 version, GPU or key is *foreign*.  Both are refused with :class:`~base.errors.BadInput` naming ``cache``
 and saying to delete the file; neither is ever silently reused or overwritten.  A value from the file that
-a refusal shows is cut short (:func:`_q`, ``base.typed._q``'s rule; an int beyond 30 digits as its digit
-count), so a hostile file cannot print a message of its own length.  A measurement that is not a time
+a refusal shows is cut short (:func:`base.typed.quoted`; an int beyond 30 digits as its digit count), so a
+hostile file cannot print a message of its own length.  A measurement that is not a time
 (NaN, zero, negative, ``-inf``) is refused when it is measured (:class:`~base.errors.BadInput` naming
 ``measure`` and the config), before anything is stored; ``inf`` is a config that failed (cannot launch),
 stored as ``null``.
@@ -57,7 +57,7 @@ import numpy as np
 
 from base.errors import BadInput
 from base.files import replace_atomically
-from base.typed import shown
+from base.typed import quoted, shown
 
 from . import l2_estimate, schedule
 from .learned import gpu_constants
@@ -127,23 +127,16 @@ def _config_text(c: schedule.GemmConfig) -> str:
     return ",".join(str(v) for v in c.as_tuple())
 
 
-def _q(text) -> str:
-    """``text`` quoted for a message, cut to its first 20 characters when longer than 40: the rule of
-    ``base.typed._q``, which the command line's number reader uses (a private name there, so restated here)."""
-    text = str(text)
-    return repr(text) if len(text) <= 40 else repr(text[:20]) + "..."
-
-
 def _shown(value) -> str:
-    """``value`` as a refusal shows it, cut short when long (:func:`_q`): a string quoted, a list of strings as
-    a list of at most 8 of them, an int beyond 30 digits as its digit count (:func:`base.typed.shown`),
-    anything else by its repr, cut as :func:`_q` cuts.  :mod:`tuning.strategies` and :mod:`tuning.scores`
-    show what they refuse through it too."""
+    """``value`` as a refusal shows it, cut short when long: a string quoted (:func:`base.typed.quoted`), a list
+    of strings as a list of at most 8 of them, an int beyond 30 digits as its digit count
+    (:func:`base.typed.shown`), anything else by its repr, cut as ``quoted`` cuts.  :mod:`tuning.strategies` and
+    :mod:`tuning.scores` show what they refuse through it too."""
     if isinstance(value, str):
-        return _q(value)
+        return quoted(value)
     if isinstance(value, list) and all(isinstance(v, str) for v in value[:8]):
         more = f", ... ({len(value)} in all)" if len(value) > 8 else ""
-        return "[" + ", ".join(_q(v) for v in value[:8]) + more + "]"
+        return "[" + ", ".join(quoted(v) for v in value[:8]) + more + "]"
     if isinstance(value, int) and not isinstance(value, bool):
         return shown(value)                             # 10**400 as "a 401-digit number"
     text = repr(value)
