@@ -79,6 +79,22 @@ def test_the_version_follows_the_time_model_constants():
     assert space_version("H200") != space_version("H100")
 
 
+def _refused_and_kept(tmp_path, corrupt) -> BadInput:
+    """Write a cache file, ``corrupt`` it, and return the refusal of loading it, after checking that measuring
+    into it neither measures nor overwrites it."""
+    TuningCache(tmp_path).measure("k", schedule.all_configs()[:3], Counting())
+    path = tmp_path / "H100" / "k.json"
+    content = corrupt(json.loads(path.read_text()))
+    path.write_bytes(content)
+    with pytest.raises(BadInput) as e:
+        TuningCache(tmp_path).load("k")
+    m = Counting()
+    with pytest.raises(BadInput):
+        TuningCache(tmp_path).measure("k", schedule.all_configs()[:5], m)
+    assert m.calls == [] and path.read_bytes() == content                # not measured, not overwritten
+    return e.value
+
+
 def _with_entries(entries: str):
     """The valid file's text with its entries replaced by ``entries`` (JSON text, may hold NaN)."""
     return lambda doc: json.dumps({**doc, "entries": {}}).replace('"entries": {}', f'"entries": {entries}').encode()
@@ -100,17 +116,8 @@ def _with_entries(entries: str):
 ], ids=["bytes", "truncated", "list", "no-knobs", "negative", "nan", "bool", "foreign-config", "short-config",
         "entries-list", "nested-entry", "nested-file"])
 def test_a_corrupt_file_is_refused_and_left_alone(tmp_path, corrupt):
-    TuningCache(tmp_path).measure("k", schedule.all_configs()[:3], Counting())
-    path = tmp_path / "H100" / "k.json"
-    content = corrupt(json.loads(path.read_text()))
-    path.write_bytes(content)
-    with pytest.raises(BadInput) as e:
-        TuningCache(tmp_path).load("k")
-    assert e.value.param == "cache" and "delete it" in str(e.value)
-    m = Counting()
-    with pytest.raises(BadInput):
-        TuningCache(tmp_path).measure("k", schedule.all_configs()[:5], m)
-    assert m.calls == [] and path.read_bytes() == content                # not measured, not overwritten
+    refused = _refused_and_kept(tmp_path, corrupt)
+    assert refused.param == "cache" and "delete it" in str(refused)
 
 
 def test_a_file_from_another_space_version_is_refused(tmp_path):
@@ -306,19 +313,10 @@ def _entry(key_json: str, time_json: str = "1e-05"):
 def test_a_hostile_value_is_refused_as_corrupt_or_foreign_in_one_short_message(tmp_path, corrupt):
     """Each value a cache file holds is checked for its type and range (no traceback, no silent load), and a
     refusal shows what it read cut short: the message stays short whatever the file holds."""
-    TuningCache(tmp_path).measure("k", schedule.all_configs()[:3], Counting())
-    path = tmp_path / "H100" / "k.json"
-    content = corrupt(json.loads(path.read_text()))
-    path.write_bytes(content)
-    with pytest.raises(BadInput) as e:
-        TuningCache(tmp_path).load("k")
-    message = str(e.value)
-    assert e.value.param == "cache" and "delete it" in message, message
+    refused = _refused_and_kept(tmp_path, corrupt)
+    message = str(refused)
+    assert refused.param == "cache" and "delete it" in message, message
     assert len(message) < 400 and "\n" not in message, message
-    m = Counting()
-    with pytest.raises(BadInput):
-        TuningCache(tmp_path).measure("k", schedule.all_configs()[:5], m)
-    assert m.calls == [] and path.read_bytes() == content                # not measured, not overwritten
 
 
 def test_a_file_larger_than_any_cache_file_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
